@@ -1,0 +1,2 @@
+import * as core from '@actions/core';
+export const info = (m: string): void => core.info(m);

@@ -1,0 +1,4 @@
+/** Name and version of this project, sent as the User-Agent of every API request. */
+export const PROJECT_NAME = 'remote-builder-actions';
+export const PROJECT_VERSION = '0.1.0';
+export const USER_AGENT = `${PROJECT_NAME}/${PROJECT_VERSION} (+node ${process.versions.node})`;

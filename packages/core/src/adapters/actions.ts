@@ -1,2 +1,63 @@
+// The only module of core that imports @actions/*: it maps core's seams onto the runner.
 import * as core from '@actions/core';
-export const info = (m: string): void => core.info(m);
+import * as io from '@actions/io';
+import type {ActionIO, JobSummary} from '../action-io.js';
+import type {Logger} from '../logger.js';
+import type {StateStore} from '../state.js';
+import {registerSecret} from '../lifecycle/secrets.js';
+
+/** Logger on the runner's log: groups fold, secrets are masked line by line. */
+export const actionsLogger: Logger = {
+  debug: m => core.debug(m),
+  info: m => core.info(m),
+  warning: m => core.warning(m),
+  error: m => core.error(m),
+  group: (title, fn) => core.group(title, fn),
+  setSecret: v => core.setSecret(v)
+};
+
+/** State for this action's post step (GITHUB_STATE → STATE_*). */
+export const actionsStateStore: StateStore = {
+  save: (key, value) => core.saveState(key, value),
+  get: key => core.getState(key)
+};
+
+/** ActionIO on @actions/core. */
+export function actionsIO(): ActionIO {
+  return {
+    logger: actionsLogger,
+    state: actionsStateStore,
+    env: process.env,
+    getInput: name => core.getInput(name),
+    setOutput: (name, value) => core.setOutput(name, value),
+    exportVariable: (name, value) => core.exportVariable(name, value),
+    setFailed: message => core.setFailed(message),
+    writeSummary: (s: JobSummary) => writeSummary(s)
+  };
+}
+
+async function writeSummary(s: JobSummary): Promise<void> {
+  if (!process.env['GITHUB_STEP_SUMMARY']) return;
+  const [header = [], ...rows] = s.table;
+  let summary = core.summary
+    .addHeading(s.heading, 3)
+    .addTable([header.map(h => ({data: h, header: true})), ...rows.map(r => r.map(c => ({data: escapeHtml(c)})))]);
+  for (const note of s.notes ?? []) summary = summary.addRaw(`<p>${escapeHtml(note)}</p>`, true);
+  await summary.write();
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Absolute path of the docker CLI, or a clear error naming the fix. */
+export async function findDocker(): Promise<string> {
+  const path = await io.which('docker', false);
+  if (!path) throw new Error('docker is not on PATH: run on a runner with the Docker CLI and buildx, or set setup-buildx: false');
+  return path;
+}
+
+/** Masks a secret (every line of it) before anything could print it. */
+export function maskSecret(value: string): void {
+  registerSecret(actionsLogger, value);
+}

@@ -1,0 +1,254 @@
+// Runs the bundled configure action (dist/), main then post, through the runner harness against the
+// emulator over real loopback HTTP and mutual TLS, with the recording fake docker on PATH.
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {Emulator, runAction, runMainAndPost, type ActionRunResult} from '@remote-builder-actions/emulator';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const MAIN = join(root, 'dist/configure/main/index.js');
+const POST = join(root, 'dist/configure/post/index.js');
+const FAKE_DOCKER_BIN = join(root, 'packages/emulator/fake-docker');
+const API_KEY = 'rb_test_key_7f3a9c1e5d';
+
+let emu: Emulator;
+let work: string;
+
+beforeAll(async () => {
+  if (!existsSync(MAIN) || !existsSync(POST)) throw new Error('dist/configure is missing: run `npm run bundle` first');
+  emu = await Emulator.start({
+    profiles: [
+      {name: 'single', architectures: ['amd64']},
+      {name: 'trio', architectures: ['amd64', 'arm64'], buildersPerAssignment: 3},
+      {name: 'slow', readyDelayMs: 60000},
+      {name: 'delayed', readyDelayMs: 400, hostFormat: 'tcp'}
+    ],
+    apiKeys: [{key: API_KEY, scopes: ['builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+afterEach(() => {
+  emu.clearFaults();
+  if (work) rmSync(work, {recursive: true, force: true});
+});
+
+function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
+  work = mkdtempSync(join(tmpdir(), 'configure-it-'));
+  return {
+    main: MAIN,
+    post: POST,
+    workDir: work,
+    inputs: {'api-url': emu.url, 'api-key': API_KEY, ...inputs},
+    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+  };
+}
+
+function dockerCalls(): string[][] {
+  const file = join(work, 'docker', 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map(l => (JSON.parse(l) as {argv: string[]}).argv);
+}
+
+function assignedBuilders(ids: string[]) {
+  return emu.ledger().filter(e => ids.includes(e.builderId) && e.terminatedAt === undefined);
+}
+
+/** Every byte the step wrote anywhere, minus the lines that register masks. */
+function everything(r: ActionRunResult): string {
+  const text = [r.stdout, r.stderr, r.rawFiles.output, r.rawFiles.state, r.rawFiles.env, r.rawFiles.summary].join('\n');
+  return text
+    .split('\n')
+    .filter(l => !l.startsWith('::add-mask::'))
+    .join('\n');
+}
+
+function expectNoSecrets(results: ActionRunResult[], keyPem: string): void {
+  const secrets = [API_KEY, ...keyPem.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----'))];
+  for (const r of results) {
+    const all = everything(r);
+    for (const s of secrets) expect(all.includes(s)).toBe(false);
+  }
+}
+
+describe('configure action (bundled) against the emulator', () => {
+  test('one builder: outputs, certificates, exports, buildx calls, and post tears it down', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}));
+    expect(main.stderr).toBe('');
+    expect(main.exitCode).toBe(0);
+    const ids = main.outputs['builder-ids'].split(',');
+    expect(ids).toHaveLength(1);
+    expect(main.outputs['platforms']).toBe('linux/amd64');
+    const nodes = JSON.parse(main.outputs['nodes']) as Record<string, string>[];
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]).toMatchObject({'builder-id': ids[0], platforms: 'linux/amd64'});
+    expect(nodes[0].endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+    expect(main.exportedEnv).toEqual({DOCKER_BUILD_SUMMARY: 'false', DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
+    expect(main.summary).toContain(ids[0]);
+
+    const calls = dockerCalls();
+    const name = main.outputs['name'];
+    expect(calls[0]).toEqual(['buildx', 'version']);
+    expect(calls[1]).toEqual([
+      'buildx', 'create', '--name', name, '--node', nodes[0].name, '--driver', 'remote',
+      '--driver-opt', `cacert=${nodes[0].cacert},cert=${nodes[0].cert},key=${nodes[0].key}`,
+      '--platform', 'linux/amd64', '--use', nodes[0].endpoint
+    ]);
+    expect(calls[2]).toEqual(['buildx', 'inspect', '--bootstrap', '--builder', name]);
+
+    // The state carries breadcrumbs only.
+    const state = JSON.parse(main.state['builder']) as Record<string, unknown>;
+    expect(Object.keys(state).sort()).toEqual(['apiUrl', 'buildxCreated', 'builderIds', 'builderName', 'certDir', 'profile', 'tornDownIds', 'v']);
+    expect(post.exitCode).toBe(0);
+    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
+    expect(dockerCalls().slice(3)).toEqual([
+      ['buildx', 'inspect', '--builder', name],
+      ['buildx', 'rm', name]
+    ]);
+    expect(existsSync(state['certDir'] as string)).toBe(false);
+    expect(assignedBuilders(ids)).toEqual([]);
+    expect(emu.ledger().find(e => e.builderId === ids[0])?.reason).toBe('teardown');
+  });
+
+  test('certificate files are private while the builder lives, and no secret reaches logs, outputs, state or env', async () => {
+    const j = job({'profile-name': 'single'});
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
+    expect(main.exitCode).toBe(0);
+    const node = (JSON.parse(main.outputs['nodes']) as Record<string, string>[])[0];
+    for (const f of [node.cacert, node.cert, node.key]) expect(statSync(f).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(node.key)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(dirname(node.key))).mode & 0o777).toBe(0o700);
+    const keyPem = readFileSync(node.key, 'utf8');
+    expect(main.masks).toContain(API_KEY);
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expectNoSecrets([main, post], keyPem);
+    expect(existsSync(node.key)).toBe(false);
+  });
+
+  test('three builders on a multi-arch profile become one buildx builder with appended nodes', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'trio', use: 'false'}));
+    expect(main.exitCode).toBe(0);
+    const ids = main.outputs['builder-ids'].split(',');
+    expect(ids).toHaveLength(3);
+    expect(main.outputs['platforms']).toBe('linux/amd64,linux/arm64');
+    const creates = dockerCalls().filter(c => c[1] === 'create');
+    expect(creates).toHaveLength(3);
+    expect(creates[0]).not.toContain('--append');
+    expect(creates[0]).not.toContain('--use');
+    expect(creates.slice(1).every(c => c[4] === '--append')).toBe(true);
+    expect(post.exitCode).toBe(0);
+    expect(assignedBuilders(ids)).toEqual([]);
+  });
+
+  test('host given as tcp:// and readiness only after the delay', async () => {
+    const {main} = await runMainAndPost(job({'profile-name': 'delayed'}));
+    expect(main.exitCode).toBe(0);
+    const id = main.outputs['builder-ids'];
+    const entry = emu.ledger().find(e => e.builderId === id);
+    expect(entry?.readyAt).toBeDefined();
+    // The details requests continued until the emulator made it ready, then stopped.
+    const details = emu.requests().filter(r => r.route === 'details' && r.builderId === id);
+    expect(details.length).toBeGreaterThanOrEqual(2);
+    expect(details.length).toBeLessThanOrEqual(6);
+  });
+
+  test('timeout: a clear error naming the input, and the builder torn down by main', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'slow', timeout: '1200'}));
+    expect(main.exitCode).toBe(1);
+    const error = main.annotations.find(a => a.level === 'error')?.message ?? '';
+    expect(error).toMatch(/not ready/);
+    expect(error).toMatch(/raise the "timeout" input/);
+    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
+    expect(ids).toHaveLength(1);
+    expect(assignedBuilders(ids)).toEqual([]);
+    expect(post.stdout).toMatch(/already torn down by main/);
+  });
+
+  test('a builder that fails is reported at once and torn down', async () => {
+    emu.addFault({route: 'builder', behaviour: 'fail'});
+    const started = Date.now();
+    const {main} = await runMainAndPost(job({'profile-name': 'single', timeout: '20000'}));
+    expect(main.exitCode).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10000);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/failed to start/);
+    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
+    expect(assignedBuilders(ids)).toEqual([]);
+  });
+
+  test('profile fallback: an unknown profile is skipped for the next one', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'no-such-profile, single'}));
+    expect(main.exitCode).toBe(0);
+    expect(main.annotations.find(a => a.level === 'warning')?.message).toMatch(/no-such-profile/);
+    const ids = main.outputs['builder-ids'].split(',');
+    expect(post.exitCode).toBe(0);
+    expect(assignedBuilders(ids)).toEqual([]);
+  });
+
+  test('teardown 404 counts as already gone', async () => {
+    emu.addFault({route: 'teardown', status: 404, body: '{"error":{"code":"not_found","message":"gone"}}'});
+    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}));
+    expect(main.exitCode).toBe(0);
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/already gone/);
+    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
+    emu.clearFaults();
+    // Clean up for real so the ledger stays clean.
+    await fetch(`${emu.url}/api/v1/builders/${main.outputs['builder-ids']}/teardown`, {method: 'DELETE', headers: {Authorization: `Bearer ${API_KEY}`}});
+  });
+
+  test('setup-buildx false: no docker call at all, outputs still set', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'single', 'setup-buildx': 'false'}));
+    expect(main.exitCode).toBe(0);
+    expect(main.outputs['builder-ids']).not.toBe('');
+    expect(dockerCalls()).toEqual([]);
+    expect(post.exitCode).toBe(0);
+    expect(assignedBuilders(main.outputs['builder-ids'].split(','))).toEqual([]);
+  });
+
+  test('user-set DOCKER_BUILD_* variables are left alone', async () => {
+    const {main} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'true'}));
+    expect(main.exitCode).toBe(0);
+    expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
+  });
+
+  test('post with no state says so and succeeds', async () => {
+    const j = job({'profile-name': 'single'});
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir});
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/Nothing to clean up/);
+  });
+
+  test('bad input fails before any assignment', async () => {
+    const before = emu.ledger().length;
+    const {main} = await runMainAndPost(job({'profile-name': 'single', timeout: 'ten minutes'}));
+    expect(main.exitCode).toBe(1);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Input "timeout"/);
+    expect(emu.ledger().length).toBe(before);
+  });
+
+  test('buildx create failing: the builder is torn down by main and the error names the step', async () => {
+    const {main} = await runMainAndPost(job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'create'}));
+    expect(main.exitCode).toBe(1);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/create buildx builder/);
+    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
+    expect(assignedBuilders(ids)).toEqual([]);
+  });
+
+  test('SIGINT during readiness: main tears down what it assigned before exiting', async () => {
+    const j = job({'profile-name': 'slow', timeout: '60000'});
+    const {main, post} = await runMainAndPost({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /Assigned 1 builder/}]});
+    expect(main.exitCode).toBe(1);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled/);
+    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
+    expect(ids).toHaveLength(1);
+    expect(assignedBuilders(ids)).toEqual([]);
+    expect(post.exitCode).toBe(0);
+  });
+});

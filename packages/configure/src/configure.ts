@@ -1,0 +1,137 @@
+import {
+  ApiClient,
+  Buildx,
+  BuilderLifecycle,
+  BuilderTimeoutError,
+  errorMessage,
+  type ActionIO,
+  type BuilderApi,
+  type Clock,
+  type PollSchedule,
+  type ProvisionedBuilder,
+  type TlsProbe
+} from '@remote-builder-actions/core';
+import {getInputs, Input, Output, type Inputs} from './context.js';
+
+/** Variables exported for later steps so docker's actions skip what these builders cannot do (spec §1 rule 9). */
+export const DOCKER_BUILD_EXPORTS = ['DOCKER_BUILD_SUMMARY', 'DOCKER_BUILD_RECORD_UPLOAD', 'DOCKER_BUILD_CHECKS_ANNOTATIONS'];
+
+export interface ConfigureDeps {
+  io: ActionIO;
+  /** Builds the API client; default ApiClient. */
+  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
+  buildx?: Buildx;
+  clock?: Clock;
+  probe?: TlsProbe;
+  schedule?: PollSchedule;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The configure action's main step: validate inputs, assign builders, wait until they are ready,
+ * write their certificates, set up the buildx remote driver, and set the outputs.
+ */
+export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder> {
+  const {io} = deps;
+  const inputs = getInputs(io);
+  io.logger.setSecret(inputs.credentials.token);
+
+  const buildx = deps.buildx ?? new Buildx({logger: io.logger});
+  if (inputs['setup-buildx']) {
+    // A runner without buildx fails here, before anything is assigned and billed.
+    const version = await buildx.version({signal: deps.signal});
+    io.logger.info(`docker buildx ${version}`);
+  }
+  exportDockerBuildVariables(io);
+
+  const api = (deps.makeApi ?? defaultApi)(inputs['api-url'], inputs.credentials.token);
+  try {
+    const lifecycle = new BuilderLifecycle({
+      api,
+      apiUrl: inputs['api-url'],
+      state: io.state,
+      logger: io.logger,
+      buildx,
+      certRoot: io.env['RUNNER_TEMP'],
+      ...(deps.clock ? {clock: deps.clock} : {}),
+      ...(deps.probe ? {probe: deps.probe} : {}),
+      ...(deps.schedule ? {schedule: deps.schedule} : {})
+    });
+    let builder: ProvisionedBuilder;
+    try {
+      builder = await lifecycle.provision({
+        profiles: inputs['profile-name'],
+        timeoutMs: inputs.timeout,
+        setupBuildx: inputs['setup-buildx'],
+        use: inputs.use,
+        signal: deps.signal
+      });
+    } catch (e) {
+      throw explain(e, inputs);
+    }
+    setOutputs(io, builder);
+    await io.writeSummary(summaryOf(builder, inputs)).catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
+    return builder;
+  } finally {
+    api.close();
+  }
+}
+
+function defaultApi(apiUrl: string, token: string): ApiClient {
+  return new ApiClient({baseUrl: apiUrl, token});
+}
+
+/** Exports DOCKER_BUILD_* = false for later steps unless the user set them. */
+export function exportDockerBuildVariables(io: Pick<ActionIO, 'env' | 'exportVariable' | 'logger'>): void {
+  for (const name of DOCKER_BUILD_EXPORTS) {
+    if (io.env[name] === undefined) {
+      io.exportVariable(name, 'false');
+      io.logger.debug(`configure: exported ${name}=false`);
+    }
+  }
+}
+
+function setOutputs(io: ActionIO, b: ProvisionedBuilder): void {
+  io.setOutput(Output.Name, b.name);
+  io.setOutput(Output.Platforms, b.platforms.join(','));
+  io.setOutput(Output.BuilderIds, b.builderIds.join(','));
+  io.setOutput(
+    Output.Nodes,
+    JSON.stringify(
+      b.nodes.map(n => ({
+        name: n.name,
+        'builder-id': n.builderId,
+        endpoint: n.endpoint,
+        platforms: n.platforms.join(','),
+        cacert: n.certs.cacert,
+        cert: n.certs.cert,
+        key: n.certs.key
+      }))
+    )
+  );
+}
+
+function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
+  return {
+    heading: 'Remote builder',
+    table: [
+      ['Builder', 'Profile', 'Node', 'Endpoint', 'Platforms'],
+      ...b.nodes.map(n => [b.name, b.profile, n.builderId, n.endpoint, n.platforms.join(', ') || 'not reported'])
+    ],
+    notes: [
+      `Ready after ${(b.timeToReadyMs / 1000).toFixed(1)} s (timeout ${inputs.timeout / 1000} s).`,
+      b.buildxCreated ? `buildx builder "${b.name}"${inputs.use ? ' is the default builder' : ''}.` : 'buildx was not set up (setup-buildx: false).'
+    ]
+  };
+}
+
+/** Adds the input to change when the builders were not ready in time. */
+function explain(e: unknown, inputs: Inputs): unknown {
+  if (e instanceof BuilderTimeoutError) {
+    return new Error(`${e.message}. Timed out after ${inputs.timeout} ms: raise the "${Input.Timeout}" input if the profile needs longer to start`, {
+      cause: e
+    });
+  }
+  return e;
+}

@@ -1,0 +1,25 @@
+import type {Logger} from './logger.js';
+import type {StateStore} from './state.js';
+
+/** A job summary: a heading, a table (first row is the header) and notes. */
+export interface JobSummary {
+  heading: string;
+  table: string[][];
+  notes?: string[];
+}
+
+/**
+ * ActionIO is everything an action step exchanges with the runner. The adapter implements it on
+ * @actions/core; tests use a fake. Secrets never go through setOutput, exportVariable or the summary.
+ */
+export interface ActionIO {
+  logger: Logger;
+  state: StateStore;
+  /** Raw input value, trimmed; '' when unset. */
+  getInput(name: string): string;
+  setOutput(name: string, value: string): void;
+  exportVariable(name: string, value: string): void;
+  writeSummary(summary: JobSummary): Promise<void>;
+  setFailed(message: string): void;
+  env: NodeJS.ProcessEnv;
+}

@@ -1,0 +1,74 @@
+import {createNodeArgs, inspectBootstrapArgs, rmArgs, inspectArgs, versionArgs, type CreateNodeArgsOpts} from './buildx-args.js';
+import {lastLine, NodeExec, type Exec} from '../exec.js';
+import type {Logger} from '../logger.js';
+import {nullLogger} from '../logger.js';
+
+export interface BuildxOpts {
+  exec?: Exec;
+  logger?: Logger;
+  /** The docker CLI to run; default `docker`. */
+  docker?: string;
+  /** Extra environment for every call (e.g. DOCKER_CONFIG). */
+  env?: Record<string, string>;
+}
+
+/** Buildx runs the few `docker buildx` commands the lifecycle needs, argv built by buildx-args. */
+export class Buildx {
+  private readonly exec: Exec;
+  private readonly logger: Logger;
+  private readonly docker: string;
+  private readonly env?: Record<string, string>;
+
+  constructor(opts: BuildxOpts = {}) {
+    this.logger = opts.logger ?? nullLogger;
+    this.exec = opts.exec ?? new NodeExec({logger: this.logger});
+    this.docker = opts.docker ?? 'docker';
+    this.env = opts.env;
+  }
+
+  /** The buildx version (e.g. "0.13.1"), or throws when docker or buildx is unavailable. */
+  async version(opts: {signal?: AbortSignal} = {}): Promise<string> {
+    const res = await this.run(versionArgs(), {silent: true, timeoutMs: 15000, signal: opts.signal});
+    if (res.exitCode !== 0) throw new Error(`docker buildx is not available: ${lastLine(res)}`);
+    const m = /v?(\d+\.\d+\.\d+)/.exec(res.stdout);
+    return m?.[1] ?? res.stdout.trim();
+  }
+
+  /** Creates the builder (first node) or appends a node to it. */
+  async createNode(opts: CreateNodeArgsOpts, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<void> {
+    const res = await this.run(createNodeArgs(opts), runOpts);
+    if (res.exitCode !== 0) {
+      throw new Error(`Failed to ${opts.append ? 'append node' : 'create buildx builder'} ${opts.node} to "${opts.name}": ${lastLine(res)}`);
+    }
+  }
+
+  /** Boots every node (connects to it); throws with buildx's last error line. */
+  async bootstrap(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<string> {
+    const res = await this.run(inspectBootstrapArgs(name), runOpts);
+    if (res.exitCode !== 0) {
+      const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
+      throw new Error(`Failed to bootstrap buildx builder "${name}": ${why}`);
+    }
+    return res.stdout;
+  }
+
+  /** True when buildx knows a builder of that name. */
+  async exists(name: string, runOpts: {timeoutMs?: number} = {}): Promise<boolean> {
+    const res = await this.run(inspectArgs(name), {silent: true, ...runOpts});
+    return res.exitCode === 0;
+  }
+
+  /** Removes the builder locally; bounded in time so a stuck buildx cannot hang the post step. */
+  async rm(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<void> {
+    const res = await this.run(rmArgs(name), runOpts);
+    if (res.exitCode !== 0) {
+      const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
+      throw new Error(`Failed to remove buildx builder "${name}": ${why}`);
+    }
+  }
+
+  private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {
+    this.logger.debug(`Buildx.run: ${this.docker} ${args.join(' ')}`);
+    return this.exec.run(this.docker, args, {...opts, ...(this.env ? {env: this.env} : {})});
+  }
+}

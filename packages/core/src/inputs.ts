@@ -1,0 +1,118 @@
+import {isIP} from 'node:net';
+import {InputError} from './errors.js';
+
+/** Environment variables the actions read. */
+export enum Env {
+  ApiKey = 'REMOTE_BUILDER_API_KEY',
+  ApiUrl = 'REMOTE_BUILDER_API_URL',
+  RunnerToken = 'REMOTE_BUILDER_RUNNER_TOKEN'
+}
+
+/** Longest timeout accepted: a GitHub-hosted job cannot run longer than 6 hours. */
+export const MAX_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * Parses `profile-name`: one profile, or a comma- or newline-separated list tried in order.
+ */
+export function parseProfileNames(raw: string, input = 'profile-name'): string[] {
+  const names = raw
+    .split(/[,\n]/)
+    .map(s => s.trim())
+    .filter(s => s !== '');
+  if (names.length === 0) {
+    throw new InputError(input, 'is required: set it to the name of a builder profile from the web UI (or a comma-separated list to try in order)');
+  }
+  for (const n of names) {
+    if (n.length > 200 || /[\u0000-\u001f\u007f]/.test(n)) {
+      throw new InputError(input, `"${n.slice(0, 40)}" is not a profile name: use the name shown for the builder profile in the web UI`);
+    }
+  }
+  if (new Set(names).size !== names.length) throw new InputError(input, `lists a profile twice: ${names.join(', ')}`);
+  return names;
+}
+
+/** Parses a timeout in milliseconds: a positive whole number no larger than MAX_TIMEOUT_MS. */
+export function parseTimeoutMs(raw: string, fallbackMs: number, input = 'timeout'): number {
+  const text = raw.trim();
+  if (text === '') return fallbackMs;
+  if (!/^\d+$/.test(text)) {
+    throw new InputError(input, `"${raw}" is not a number of milliseconds: use a whole number such as ${fallbackMs}`);
+  }
+  const ms = Number(text);
+  if (ms <= 0) throw new InputError(input, `must be greater than 0 milliseconds (default ${fallbackMs})`);
+  if (ms > MAX_TIMEOUT_MS) {
+    throw new InputError(input, `${ms} ms is longer than a job can run (${MAX_TIMEOUT_MS} ms = 6 h): it is milliseconds, e.g. ${fallbackMs} for ${fallbackMs / 60000} minutes`);
+  }
+  return ms;
+}
+
+/**
+ * The API base URL from the `api-url` input, else REMOTE_BUILDER_API_URL. Must be https, except for
+ * loopback hosts (the local emulator). There is no default: the service's address is not guessed.
+ */
+export function resolveApiUrl(inputValue: string, env: NodeJS.ProcessEnv, input = 'api-url'): string {
+  const raw = inputValue.trim() || (env[Env.ApiUrl] ?? '').trim();
+  if (raw === '') {
+    throw new InputError(input, `is required: set the ${input} input or the ${Env.ApiUrl} environment variable to the service's base URL`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InputError(input, `"${raw}" is not a URL: use the service's base URL, e.g. https://api.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InputError(input, `"${raw}" must start with https://`);
+  }
+  if (url.username || url.password) throw new InputError(input, 'must not contain credentials: pass the key as api-key');
+  if (url.search || url.hash) throw new InputError(input, `"${raw}" must not have a query or fragment`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new InputError(input, `"${raw}" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1. */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+export interface Credentials {
+  token: string;
+  source: 'input' | 'env' | 'runner-token';
+}
+
+/**
+ * The bearer token: the `api-key` input, else REMOTE_BUILDER_API_KEY, else (on the service's own
+ * runners) REMOTE_BUILDER_RUNNER_TOKEN.
+ */
+export function resolveCredentials(inputValue: string, env: NodeJS.ProcessEnv, input = 'api-key'): Credentials {
+  const fromInput = inputValue.trim();
+  if (fromInput !== '') return {token: checkToken(fromInput, input), source: 'input'};
+  const fromEnv = (env[Env.ApiKey] ?? '').trim();
+  if (fromEnv !== '') return {token: checkToken(fromEnv, Env.ApiKey), source: 'env'};
+  const runner = (env[Env.RunnerToken] ?? '').trim();
+  if (runner !== '') return {token: checkToken(runner, Env.RunnerToken), source: 'runner-token'};
+  throw new InputError(
+    input,
+    `is required outside the service's own runners: pass a secret, e.g. "${input}: \${{ secrets.REMOTE_BUILDER_API_KEY }}", or set ${Env.ApiKey}`
+  );
+}
+
+function checkToken(token: string, input: string): string {
+  if (/[\s\u0000-\u001f\u007f]/.test(token)) throw new InputError(input, 'contains whitespace or control characters: copy the API key again from the web UI');
+  return token;
+}
+
+/** Parses a boolean input the way @actions/core does (YAML 1.2 core schema), with the input named on error. */
+export function parseBooleanInput(raw: string, fallback: boolean, input: string): boolean {
+  const v = raw.trim();
+  if (v === '') return fallback;
+  if (['true', 'True', 'TRUE'].includes(v)) return true;
+  if (['false', 'False', 'FALSE'].includes(v)) return false;
+  throw new InputError(input, `"${raw}" is not a boolean: use true or false`);
+}

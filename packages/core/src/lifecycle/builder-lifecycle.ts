@@ -1,0 +1,346 @@
+import {randomBytes} from 'node:crypto';
+import {ApiError, errorMessage} from '../errors.js';
+import {abortReason, type Clock, systemClock} from '../clock.js';
+import type {Logger} from '../logger.js';
+import {nullLogger} from '../logger.js';
+import {Buildx} from '../buildx/buildx.js';
+import type {NodeCertPaths} from '../buildx/buildx-args.js';
+import {unionPlatforms} from '../buildx/platforms.js';
+import {createCertDir, writeBuilderCerts} from '../certs/cert-store.js';
+import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
+import type {BuilderApi} from './builder-api.js';
+import {CancelledError} from './cancelled-error.js';
+import {waitForBuilderReady, type PollSchedule, type ReadyBuilder} from './readiness.js';
+import {teardownBuilders, type TeardownReport} from './teardown.js';
+import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
+
+/** One buildx node, backed by one remote builder. */
+export interface ProvisionedNode {
+  /** buildx node name. */
+  name: string;
+  builderId: string;
+  /** `tcp://host:port`. */
+  endpoint: string;
+  platforms: string[];
+  certs: NodeCertPaths;
+}
+
+export interface ProvisionedBuilder {
+  /** buildx builder name (also when buildx was not set up: the name it would have). */
+  name: string;
+  profile: string;
+  builderIds: string[];
+  nodes: ProvisionedNode[];
+  /** Union of the nodes' platforms. */
+  platforms: string[];
+  certDir: string;
+  /** Assignment request → every builder ready (TLS checked), in ms. */
+  timeToReadyMs: number;
+  buildxCreated: boolean;
+}
+
+export interface ProvisionOpts {
+  /** Profiles to try in order; the next one is tried when one cannot give ready builders. */
+  profiles: string[];
+  /** Per profile: assignment → ready (and buildx booted) must fit in this many ms. */
+  timeoutMs: number;
+  /** Create the local buildx builder (remote driver, one node per builder). */
+  setupBuildx: boolean;
+  /** Make it the default buildx builder. */
+  use: boolean;
+  /** Cancellation (SIGINT/SIGTERM): whatever is assigned is torn down before provision rejects. */
+  signal?: AbortSignal;
+}
+
+export interface BuilderLifecycleOpts {
+  api: BuilderApi;
+  /** Saved in state so post talks to the same service. */
+  apiUrl: string;
+  state: StateStore;
+  logger?: Logger;
+  clock?: Clock;
+  probe?: TlsProbe;
+  buildx?: Buildx;
+  /** Where the private certificate folder is made (RUNNER_TEMP). */
+  certRoot?: string;
+  /** buildx builder name; default `remote-builder-<random>`. */
+  builderName?: string;
+  schedule?: PollSchedule;
+  /** How long a cancelled run waits for an assignment already in flight, to tear it down. */
+  inFlightGraceMs?: number;
+  /** Bound on the teardown done by main after a failure or cancellation. */
+  teardownTimeoutMs?: number;
+}
+
+/**
+ * BuilderLifecycle takes a profile to ready builders: assign → details (all builders at once) →
+ * TLS material complete → mutual-TLS handshake → certificates on disk → buildx remote driver.
+ * State is saved the moment an assignment answers; any failure or cancellation after that tears
+ * the builders down before the error propagates.
+ */
+export class BuilderLifecycle {
+  private readonly api: BuilderApi;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly probe: TlsProbe;
+  private readonly buildx: Buildx;
+  private readonly store: StateStore;
+  private readonly opts: BuilderLifecycleOpts;
+  private state?: BuilderState;
+
+  constructor(opts: BuilderLifecycleOpts) {
+    this.opts = opts;
+    this.api = opts.api;
+    this.logger = opts.logger ?? nullLogger;
+    this.clock = opts.clock ?? systemClock;
+    this.probe = opts.probe ?? mutualTlsProbe;
+    this.buildx = opts.buildx ?? new Buildx({logger: this.logger});
+    this.store = opts.state;
+  }
+
+  /** The state as last saved (for summaries and tests). */
+  get currentState(): BuilderState | undefined {
+    return this.state ? {...this.state} : undefined;
+  }
+
+  async provision(opts: ProvisionOpts): Promise<ProvisionedBuilder> {
+    if (opts.profiles.length === 0) throw new Error('no builder profile given');
+    const certDir = await createCertDir(this.opts.certRoot);
+    const name = this.opts.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
+    this.state = {v: 1, builderName: name, builderIds: [], tornDownIds: [], certDir, apiUrl: this.opts.apiUrl, buildxCreated: false};
+    this.save();
+
+    const failures: string[] = [];
+    for (const [index, profile] of opts.profiles.entries()) {
+      const isLast = index === opts.profiles.length - 1;
+      try {
+        return await this.provisionFrom(profile, opts);
+      } catch (e) {
+        await this.cleanUpAfterFailure(e);
+        if (e instanceof CancelledError || opts.signal?.aborted) throw e;
+        if (isLast || !this.worthFallingBack(e)) {
+          throw failures.length > 0 ? new Error(`${failures.join('; ')}; ${errorMessage(e)}`, {cause: e}) : e;
+        }
+        failures.push(`profile "${profile}": ${errorMessage(e)}`);
+        this.logger.warning(`Profile "${profile}" gave no ready builder (${errorMessage(e)}); trying "${opts.profiles[index + 1]}"`);
+      }
+    }
+    /* c8 ignore next */
+    throw new Error('unreachable');
+  }
+
+  /** Tears down every builder in the state not yet torn down; updates the state. */
+  async teardownAll(timeoutMs = this.opts.teardownTimeoutMs ?? 15000): Promise<TeardownReport> {
+    const state = this.state;
+    if (!state) return {tornDown: [], alreadyGone: [], failed: []};
+    const pending = state.builderIds.filter(id => !state.tornDownIds.includes(id));
+    if (pending.length === 0) return {tornDown: [], alreadyGone: [], failed: []};
+    const report = await teardownBuilders(this.api, pending, {logger: this.logger, clock: this.clock, timeoutMs});
+    state.tornDownIds.push(...report.tornDown, ...report.alreadyGone);
+    this.save();
+    return report;
+  }
+
+  private async provisionFrom(profile: string, opts: ProvisionOpts): Promise<ProvisionedBuilder> {
+    const state = this.state as BuilderState;
+    const startedAt = this.clock.now();
+    const deadline = startedAt + opts.timeoutMs;
+
+    const ids = await this.logger.group(`Assigning a builder from profile "${profile}"`, async () => {
+      const assigned = await this.assign(profile, deadline, opts.signal);
+      this.logger.info(`Assigned ${assigned.length} builder${assigned.length === 1 ? '' : 's'}: ${assigned.join(', ')}`);
+      return assigned;
+    });
+
+    const ready = await this.logger.group(`Waiting for ${ids.length} builder${ids.length === 1 ? '' : 's'} to be ready`, () =>
+      this.waitForAll(ids, deadline, opts.signal)
+    );
+    const timeToReadyMs = this.clock.now() - startedAt;
+    this.logger.info(`All builders ready after ${timeToReadyMs} ms`);
+
+    const nodes = await Promise.all(
+      ready.map(async (b, i): Promise<ProvisionedNode> => {
+        const certs = await writeBuilderCerts(state.certDir, b.id, b.pems);
+        return {name: nodeName(b.id, i), builderId: b.id, endpoint: b.endpoint.url, platforms: b.platforms, certs};
+      })
+    );
+
+    if (opts.setupBuildx) {
+      await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () => this.setupBuildx(nodes, deadline, opts));
+    }
+    return {
+      name: state.builderName,
+      profile,
+      builderIds: ids,
+      nodes,
+      platforms: unionPlatforms(nodes.map(n => n.platforms)),
+      certDir: state.certDir,
+      timeToReadyMs,
+      buildxCreated: state.buildxCreated
+    };
+  }
+
+  /**
+   * Sends the assignment. The request is not tied to the cancellation signal: once sent it may be
+   * processed, so on cancellation we wait briefly for its answer to learn what to tear down.
+   */
+  private async assign(profile: string, deadline: number, signal?: AbortSignal): Promise<string[]> {
+    throwIfCancelled(signal);
+    const state = this.state as BuilderState;
+    const remaining = Math.max(1, deadline - this.clock.now());
+    const request = this.api.assignBuilder(profile, {signal: AbortSignal.timeout(remaining)});
+    const record = (ids: string[]): string[] => {
+      state.builderIds.push(...ids.filter(id => !state.builderIds.includes(id)));
+      state.profile = profile;
+      this.save();
+      return ids;
+    };
+    const tracked = request.then(res => record(res.builder_instances.map(b => b.id)));
+    try {
+      return signal ? await raceAbort(tracked, signal) : await tracked;
+    } catch (e) {
+      if (!signal?.aborted) {
+        if (e instanceof ApiError && e.status === undefined && !e.notSent) {
+          this.logger.warning(
+            `The assignment from profile "${profile}" was sent but got no answer (${e.code ?? 'network error'}); if the service processed it, a builder may be billed until its idle time-out: check the builders in the web UI`
+          );
+        }
+        throw e;
+      }
+      const grace = this.opts.inFlightGraceMs ?? 5000;
+      this.logger.info(`Cancelled while the assignment was in flight; waiting up to ${grace} ms for its answer to tear it down`);
+      const late = await withTimeout(tracked, grace).catch(() => undefined);
+      if (late === undefined) {
+        this.logger.warning(
+          `The assignment from profile "${profile}" did not answer within ${grace} ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI`
+        );
+      }
+      throw new CancelledError(`Cancelled while assigning a builder from profile "${profile}"`);
+    }
+  }
+
+  private async waitForAll(ids: string[], deadline: number, signal?: AbortSignal): Promise<ReadyBuilder[]> {
+    const stopOthers = new AbortController();
+    const combined = signal ? AbortSignal.any([signal, stopOthers.signal]) : stopOthers.signal;
+    try {
+      return await Promise.all(
+        ids.map(async id => {
+          try {
+            const b = await waitForBuilderReady(id, {
+              api: this.api,
+              clock: this.clock,
+              logger: this.logger,
+              probe: this.probe,
+              deadline,
+              signal: combined,
+              ...(this.opts.schedule ? {schedule: this.opts.schedule} : {})
+            });
+            const arch = b.arch ? ` (${b.arch})` : '';
+            this.logger.info(`Builder ${id} ready at ${b.endpoint.url}${arch}${b.endpoint.defaultedPort ? ' (port not given; assumed)' : ''}`);
+            return b;
+          } catch (e) {
+            if (!stopOthers.signal.aborted) stopOthers.abort(e);
+            throw e;
+          }
+        })
+      );
+    } catch (e) {
+      if (signal?.aborted) throw new CancelledError('Cancelled while waiting for builders to be ready');
+      // Promise.all rejects with the first failure, which is the one that aborted the others.
+      throw e;
+    }
+  }
+
+  private async setupBuildx(nodes: ProvisionedNode[], deadline: number, opts: ProvisionOpts): Promise<void> {
+    const state = this.state as BuilderState;
+    for (const [i, node] of nodes.entries()) {
+      throwIfCancelled(opts.signal);
+      await this.buildx.createNode(
+        {name: state.builderName, node: node.name, endpoint: node.endpoint, certs: node.certs, platforms: node.platforms, append: i > 0, use: opts.use},
+        {signal: opts.signal, timeoutMs: Math.max(1000, deadline - this.clock.now())}
+      );
+      if (i === 0) {
+        state.buildxCreated = true;
+        this.save();
+      }
+    }
+    throwIfCancelled(opts.signal);
+    await this.buildx.bootstrap(state.builderName, {signal: opts.signal, timeoutMs: Math.max(1000, deadline - this.clock.now())});
+    if (opts.signal?.aborted) throw new CancelledError('Cancelled while booting the buildx builder');
+  }
+
+  /** After a failed attempt: tear down its builders now (billing stops), and forget the buildx builder. */
+  private async cleanUpAfterFailure(cause: unknown): Promise<void> {
+    const state = this.state as BuilderState;
+    const pending = state.builderIds.filter(id => !state.tornDownIds.includes(id));
+    if (pending.length > 0) {
+      this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(cause)}`);
+      const report = await this.teardownAll();
+      for (const f of report.failed) {
+        this.logger.warning(`Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`);
+      }
+    }
+    if (state.buildxCreated) {
+      await this.buildx.rm(state.builderName, {timeoutMs: 10000}).then(
+        () => {
+          state.buildxCreated = false;
+          this.save();
+        },
+        e => this.logger.warning(errorMessage(e))
+      );
+    }
+  }
+
+  private worthFallingBack(e: unknown): boolean {
+    // Local buildx failures would repeat on any profile.
+    return !(e instanceof Error && /buildx builder/.test(e.message));
+  }
+
+  private save(): void {
+    if (this.state) saveBuilderState(this.store, this.state);
+  }
+}
+
+/** A buildx node name from a builder id (buildx allows letters, digits, '-', '_' and '.'). */
+export function nodeName(builderId: string, index: number): string {
+  const cleaned = builderId.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return cleaned !== '' ? cleaned : `node-${index}`;
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError(`Cancelled: ${abortReason(signal).message}`);
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, {once: true});
+    p.then(
+      v => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      e => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      }
+    );
+  });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise<T | undefined>((resolve, reject) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      v => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      e => {
+        clearTimeout(t);
+        reject(e);
+      }
+    );
+  });
+}

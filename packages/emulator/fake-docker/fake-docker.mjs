@@ -1,0 +1,111 @@
+// A recording stand-in for `docker buildx`, for tests, benchmarks and the demo on machines without Docker.
+// It keeps builders in $FAKE_DOCKER_DIR/builders.json and appends every call to $FAKE_DOCKER_DIR/calls.jsonl.
+// `buildx inspect --bootstrap` is real where it matters: it opens a mutual-TLS connection to every node
+// with the node's --driver-opt cacert/cert/key files, as buildx's remote driver does.
+// Faults: FAKE_DOCKER_FAIL=create,append,bootstrap,rm,build,version (comma list) makes those exit 1;
+// FAKE_DOCKER_HANG=rm,... makes them hang until killed; FAKE_DOCKER_BUILD_MS delays `buildx build`.
+import {appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {connect} from 'node:tls';
+
+const dir = process.env.FAKE_DOCKER_DIR || join(process.env.RUNNER_TEMP || '/tmp', 'fake-docker');
+mkdirSync(dir, {recursive: true});
+const args = process.argv.slice(2);
+appendFileSync(join(dir, 'calls.jsonl'), JSON.stringify({at: Date.now(), argv: args}) + '\n');
+
+const fail = new Set((process.env.FAKE_DOCKER_FAIL || '').split(',').filter(Boolean));
+const hang = new Set((process.env.FAKE_DOCKER_HANG || '').split(',').filter(Boolean));
+const storePath = join(dir, 'builders.json');
+const load = () => (existsSync(storePath) ? JSON.parse(readFileSync(storePath, 'utf8')) : {});
+const store = b => writeFileSync(storePath, JSON.stringify(b, null, 2));
+const die = msg => {
+  process.stderr.write(`ERROR: ${msg}\n`);
+  process.exit(1);
+};
+const flag = name => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const maybeFault = op => {
+  if (hang.has(op)) setInterval(() => undefined, 1000);
+  else if (fail.has(op)) die(`fake docker: ${op} failed as requested (FAKE_DOCKER_FAIL)`);
+  return hang.has(op);
+};
+
+if (args[0] !== 'buildx') die(`fake docker only knows "docker buildx", got: ${args.join(' ')}`);
+const cmd = args[1];
+
+if (cmd === 'version') {
+  if (!maybeFault('version')) console.log('github.com/docker/buildx v0.13.1 fake-docker');
+} else if (cmd === 'create') {
+  const append = args.includes('--append');
+  if (!maybeFault(append ? 'append' : 'create')) {
+    const name = flag('--name');
+    const node = flag('--node');
+    const endpoint = args[args.length - 1];
+    const opts = Object.fromEntries((flag('--driver-opt') || '').split(',').map(kv => kv.split('=')));
+    const builders = load();
+    if (append && !builders[name]) die(`no builder "${name}" found`);
+    if (!append && builders[name]) die(`existing instance for "${name}" but no append mode, specify the node name to make changes for existing instances`);
+    const entry = {node, endpoint, platforms: flag('--platform') || '', driver: flag('--driver'), ...opts};
+    builders[name] = append ? {...builders[name], nodes: [...builders[name].nodes, entry]} : {nodes: [entry], use: args.includes('--use')};
+    store(builders);
+    console.log(name);
+  }
+} else if (cmd === 'inspect') {
+  const name = flag('--builder');
+  const builder = load()[name];
+  if (!builder) die(`no builder "${name}" found`);
+  if (args.includes('--bootstrap')) {
+    if (!maybeFault('bootstrap')) await bootstrap(name, builder);
+  } else {
+    console.log(`Name:   ${name}\nDriver: remote`);
+  }
+} else if (cmd === 'rm') {
+  const name = args[args.length - 1];
+  if (!maybeFault('rm')) {
+    const builders = load();
+    if (!builders[name]) die(`no builder "${name}" found`);
+    delete builders[name];
+    store(builders);
+  }
+} else if (cmd === 'build' || cmd === 'bake') {
+  if (!maybeFault(cmd)) {
+    const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
+    if (ms > 0) await new Promise(r => setTimeout(r, ms));
+    const meta = flag('--metadata-file');
+    if (meta) writeFileSync(meta, JSON.stringify({'containerimage.digest': 'sha256:' + '0'.repeat(64)}));
+    const iid = flag('--iidfile');
+    if (iid) writeFileSync(iid, 'sha256:' + '1'.repeat(64));
+  }
+} else {
+  die(`fake docker does not implement "buildx ${cmd}"`);
+}
+
+async function bootstrap(name, builder) {
+  console.log(`Name:   ${name}\nDriver: remote`);
+  for (const n of builder.nodes) {
+    const url = new URL(n.endpoint);
+    await new Promise((resolve, reject) => {
+      const s = connect({
+        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: Number(url.port),
+        ca: readFileSync(n.cacert),
+        cert: readFileSync(n.cert),
+        key: readFileSync(n.key),
+        ALPNProtocols: ['h2']
+      });
+      const t = setTimeout(() => reject(new Error('context deadline exceeded')), 20000);
+      s.once('secureConnect', () => {
+        clearTimeout(t);
+        s.destroy();
+        resolve();
+      });
+      s.once('error', e => {
+        clearTimeout(t);
+        reject(e);
+      });
+    }).catch(e => die(`node ${n.node}: ${e.message}`));
+    console.log(`\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\nPlatforms: ${n.platforms || 'linux/amd64'}`);
+  }
+}

@@ -1,0 +1,405 @@
+import {abortReason, systemClock, type Clock} from '../clock.js';
+import {ApiError, InputError, type ApiCall} from '../errors.js';
+import {nullLogger, type Logger} from '../logger.js';
+import {USER_AGENT} from '../version.js';
+import {bodyExcerpt} from './body-excerpt.js';
+import {
+  NodeHttpTransport,
+  TransportError,
+  type HttpMethod,
+  type HttpResponse,
+  type HttpTransport
+} from './http-transport.js';
+import {readAssignResponse, readBuilderDetails, readProfilesPage, type ReadResult} from './response-readers.js';
+import {RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
+import type {AssignResponse, BuilderDetails, BuilderProfile, TeardownResult} from './types.js';
+
+export interface ApiClientOpts {
+  /** Service root, e.g. `https://api.example.com` or `https://host/prefix/`; `/api/v1/…` is appended. */
+  baseUrl: string;
+  /** API key, sent as `Authorization: Bearer <token>`; never logged nor put into messages. */
+  token: string;
+  transport?: HttpTransport;
+  clock?: Clock;
+  logger?: Logger;
+  /** Per attempt: connect, request and whole response (default 15000 ms). */
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryPolicyOpts>;
+  /** Jitter source in [0, 1) (default Math.random). */
+  random?: () => number;
+  userAgent?: string;
+}
+
+/** Per-call options: abort with `signal`; aborting rejects with the signal's reason. */
+export interface CallOpts {
+  signal?: AbortSignal;
+}
+
+export interface GetBuilderDetailsOpts extends CallOpts {
+  /** Retry transient failures (default true); pollers that retry on their own pass false. */
+  retry?: boolean;
+}
+
+export interface ListBuilderProfilesOpts extends CallOpts {
+  /** Page size asked for (default 100). */
+  perPage?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
+export const DEFAULT_PER_PAGE = 100;
+/** listBuilderProfiles gives up beyond this many pages. */
+export const MAX_PROFILE_PAGES = 1000;
+
+const HINT_401 = 'check the api-key: it is missing, wrong or revoked';
+const HINT_403 = 'the API key lacks the scopes this call needs';
+const HINT_429 = 'rate limited by the service; try again later';
+const HINT_5XX = 'the service failed; try again later';
+const HINT_ASSIGN_UNKNOWN = 'a builder may have been assigned and billed anyway: check the web UI and tear it down';
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** One logical API call: what to send, how to retry, what to say when it fails. */
+interface CallSpec {
+  /** ApiClient method name, for debug logs. */
+  method: string;
+  call: ApiCall;
+  httpMethod: HttpMethod;
+  /** Path below the base URL, path params already encoded. */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Whether repeating the request is harmless; decides which failures are retried. */
+  idempotent: boolean;
+  retry: boolean;
+  signal?: AbortSignal;
+  notFoundHint?: string;
+}
+
+interface Sent {
+  res: HttpResponse;
+  attempts: number;
+}
+
+/**
+ * ApiClient is a small HTTP client of the remote-builder service: builder assignment, details and teardown,
+ * builder profiles. Transient failures are retried with exponential backoff and full jitter; assignment, which
+ * is not idempotent, only when the service cannot have processed it. Every failure is an ApiError that names
+ * the call and says what to do; an aborted signal rejects with its reason.
+ */
+export class ApiClient {
+  readonly #token: string;
+  readonly #base: string;
+  readonly #transport: HttpTransport;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  readonly #policy: RetryPolicy;
+  readonly #userAgent: string;
+
+  constructor(opts: ApiClientOpts) {
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new TypeError(`ApiClient: baseUrl "${opts.baseUrl}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(`ApiClient: baseUrl "${opts.baseUrl}" must be an http or https URL`);
+    }
+    const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`ApiClient: requestTimeoutMs must be > 0, got ${timeoutMs}`);
+    }
+    this.#base = url.origin + url.pathname.replace(/\/+$/, '');
+    this.#token = opts.token;
+    this.#transport = opts.transport ?? new NodeHttpTransport();
+    this.#clock = opts.clock ?? systemClock;
+    this.#logger = opts.logger ?? nullLogger;
+    this.#timeoutMs = timeoutMs;
+    this.#policy = new RetryPolicy({...opts.retry, random: opts.random});
+    this.#userAgent = opts.userAgent ?? USER_AGENT;
+    if (this.#token !== '') this.#logger.setSecret(this.#token);
+  }
+
+  /** POST /api/v1/builders/assign: assigns (and starts billing) the builders of a profile. */
+  async assignBuilder(profileName: string, opts: CallOpts = {}): Promise<AssignResponse> {
+    if (profileName.trim() === '') throw new InputError('profile-name', 'must not be empty');
+    const spec: CallSpec = {
+      method: 'assignBuilder',
+      call: 'assign builder',
+      httpMethod: 'POST',
+      path: '/api/v1/builders/assign',
+      body: {profile_name: profileName},
+      idempotent: false,
+      retry: true,
+      signal: opts.signal,
+      notFoundHint: `unknown builder profile "${profileName}": check profile-name against the builder profiles in the web UI`
+    };
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    return this.#read(spec, sent, readAssignResponse(sent.res.body), HINT_ASSIGN_UNKNOWN);
+  }
+
+  /** GET /api/v1/builders/{id}/details: address and TLS material; missing fields are '' (readiness decides). */
+  async getBuilderDetails(builderId: string, opts: GetBuilderDetailsOpts = {}): Promise<BuilderDetails> {
+    const spec: CallSpec = {
+      method: 'getBuilderDetails',
+      call: 'get builder details',
+      httpMethod: 'GET',
+      path: `/api/v1/builders/${pathParam('builderId', builderId)}/details`,
+      idempotent: true,
+      retry: opts.retry ?? true,
+      signal: opts.signal,
+      notFoundHint: 'the builder does not exist (already torn down or never assigned)'
+    };
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    return this.#read(spec, sent, readBuilderDetails(sent.res.body), undefined, false);
+  }
+
+  /** DELETE /api/v1/builders/{id}/teardown: stops billing. A builder that is gone (404, 410) is not an error. */
+  async teardownBuilder(builderId: string, opts: CallOpts = {}): Promise<TeardownResult> {
+    const spec: CallSpec = {
+      method: 'teardownBuilder',
+      call: 'tear down builder',
+      httpMethod: 'DELETE',
+      path: `/api/v1/builders/${pathParam('builderId', builderId)}/teardown`,
+      idempotent: true,
+      retry: true,
+      signal: opts.signal
+    };
+    const sent = await this.#send(spec);
+    if (sent.res.status === 404 || sent.res.status === 410) return {alreadyGone: true};
+    this.#throwUnlessOk(spec, sent);
+    return {alreadyGone: false};
+  }
+
+  /**
+   * GET /api/v1/builder-profiles, every page (`page` from 1, `per_page`) until a short or empty page. A page
+   * is short when it holds fewer than `per_page` profiles, or fewer than the page's own `per_page` field.
+   */
+  async listBuilderProfiles(opts: ListBuilderProfilesOpts = {}): Promise<BuilderProfile[]> {
+    const perPage = opts.perPage ?? DEFAULT_PER_PAGE;
+    if (!Number.isInteger(perPage) || perPage < 1) {
+      throw new RangeError(`ApiClient.listBuilderProfiles: perPage must be an integer >= 1, got ${perPage}`);
+    }
+    const all: BuilderProfile[] = [];
+    let previousIds: string | undefined;
+    for (let page = 1; ; page++) {
+      const spec: CallSpec = {
+        method: 'listBuilderProfiles',
+        call: 'list builder profiles',
+        httpMethod: 'GET',
+        path: '/api/v1/builder-profiles',
+        query: {page: String(page), per_page: String(perPage)},
+        idempotent: true,
+        retry: true,
+        signal: opts.signal,
+        notFoundHint: 'the builder-profiles endpoint was not found: check the API URL'
+      };
+      const sent = await this.#send(spec);
+      this.#throwUnlessOk(spec, sent);
+      const {profiles, perPage: served} = this.#read(spec, sent, readProfilesPage(sent.res.body));
+      if (profiles.length === 0) break;
+      const ids = JSON.stringify(profiles.map(p => p.id));
+      if (ids === previousIds) {
+        throw new ApiError({
+          call: 'list builder profiles',
+          status: sent.res.status,
+          hint: `unexpected response: page ${page} repeats page ${page - 1} (is the page parameter ignored?); stopped`
+        });
+      }
+      all.push(...profiles);
+      // A service that clamps per_page and says so (a `per_page` field) pages by its own size.
+      if (profiles.length < Math.min(perPage, served ?? perPage)) break;
+      if (page === MAX_PROFILE_PAGES) {
+        throw new ApiError({
+          call: 'list builder profiles',
+          status: sent.res.status,
+          hint: `unexpected response: more than ${MAX_PROFILE_PAGES} pages of ${perPage} profiles; stopped`
+        });
+      }
+      previousIds = ids;
+    }
+    return all;
+  }
+
+  /**
+   * POST /api/v1/builder-profiles/{id}/cache/reset: clears the profile's cached layers. Resetting twice is
+   * harmless, so this POST is retried like an idempotent call. Resolves with the parsed body (shape not
+   * specified): JSON, the raw text when it is not JSON, or undefined when empty.
+   */
+  async resetBuilderProfileCache(profileId: string, opts: CallOpts = {}): Promise<unknown> {
+    const spec: CallSpec = {
+      method: 'resetBuilderProfileCache',
+      call: 'reset builder profile cache',
+      httpMethod: 'POST',
+      path: `/api/v1/builder-profiles/${pathParam('profileId', profileId)}/cache/reset`,
+      idempotent: true,
+      retry: true,
+      signal: opts.signal,
+      notFoundHint: `unknown builder profile id "${profileId}": check it against listBuilderProfiles or the web UI`
+    };
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    const body = sent.res.body;
+    if (body.trim() === '') return undefined;
+    try {
+      return JSON.parse(body) as unknown;
+    } catch {
+      return body;
+    }
+  }
+
+  /** Closes the transport (also an injected one): keep-alive sockets no longer hold the process open. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  /** Sends one call, retrying as the policy allows; resolves with the last response whatever its status. */
+  async #send(spec: CallSpec): Promise<Sent> {
+    const {signal} = spec;
+    const query = spec.query ? `?${new URLSearchParams(spec.query).toString()}` : '';
+    const logTarget = `${spec.httpMethod} ${spec.path}${query}`;
+    const headers: Record<string, string> = {Accept: 'application/json', 'User-Agent': this.#userAgent};
+    if (this.#token !== '') headers.Authorization = `Bearer ${this.#token}`;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['Content-Type'] = 'application/json';
+    }
+    const maxAttempts = spec.retry ? this.#policy.opts.maxAttempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw abortReason(signal);
+      const started = this.#clock.now();
+      let res: HttpResponse;
+      try {
+        res = await this.#transport.request({
+          method: spec.httpMethod,
+          url: this.#base + spec.path + query,
+          headers: {...headers},
+          body,
+          timeoutMs: this.#timeoutMs,
+          signal
+        });
+      } catch (e) {
+        if (signal?.aborted) throw abortReason(signal);
+        const failure = transportFailure(e);
+        this.#logger.debug(
+          `ApiClient.${spec.method}: ${logTarget} → ${failure.code} in ${this.#clock.now() - started} ms`
+        );
+        if (attempt < maxAttempts && this.#policy.isRetryable(failure, spec.idempotent)) {
+          await this.#backoff(spec, attempt, maxAttempts, undefined);
+          continue;
+        }
+        throw this.#transportError(spec, failure, attempt);
+      }
+      const size = Buffer.byteLength(res.body);
+      this.#logger.debug(
+        `ApiClient.${spec.method}: ${logTarget} → ${res.status} in ${this.#clock.now() - started} ms (${size} bytes)`
+      );
+      if (
+        !isOk(res.status) &&
+        attempt < maxAttempts &&
+        this.#policy.isRetryable({status: res.status}, spec.idempotent)
+      ) {
+        await this.#backoff(spec, attempt, maxAttempts, header(res, 'retry-after'));
+        continue;
+      }
+      return {res, attempts: attempt};
+    }
+  }
+
+  async #backoff(spec: CallSpec, attempt: number, maxAttempts: number, retryAfter: string | undefined): Promise<void> {
+    const delay = this.#policy.delayMs(attempt, retryAfter, this.#clock.now());
+    this.#logger.debug(`ApiClient.${spec.method}: retrying in ${delay} ms (attempt ${attempt + 1} of ${maxAttempts})`);
+    await this.#clock.sleep(delay, spec.signal);
+  }
+
+  #throwUnlessOk(spec: CallSpec, {res, attempts}: Sent): void {
+    if (isOk(res.status)) return;
+    throw new ApiError({
+      call: spec.call,
+      status: res.status,
+      bodyExcerpt: this.#excerpt(res.body),
+      hint: withAttempts(statusHint(spec, res.status), attempts)
+    });
+  }
+
+  /** Unwraps a reader's result; an unusable 2xx body becomes an "unexpected response" ApiError. */
+  #read<T>(spec: CallSpec, {res}: Sent, result: ReadResult<T>, extraHint?: string, showBody = true): T {
+    if (result.ok) return result.value;
+    const hint = `unexpected response: ${result.reason}${extraHint ? `; ${extraHint}` : ''}`;
+    throw new ApiError({
+      call: spec.call,
+      status: res.status,
+      bodyExcerpt: showBody ? this.#excerpt(res.body) : undefined,
+      hint
+    });
+  }
+
+  #transportError(spec: CallSpec, failure: TransportFailure, attempts: number): ApiError {
+    let hint: string | undefined;
+    if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
+    else if (UNREACHABLE_CODES.has(failure.code))
+      hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
+    else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
+    if (spec.call === 'assign builder' && !failure.notSent)
+      hint = hint ? `${hint}; ${HINT_ASSIGN_UNKNOWN}` : HINT_ASSIGN_UNKNOWN;
+    return new ApiError({
+      call: spec.call,
+      code: failure.code,
+      notSent: failure.notSent,
+      hint: withAttempts(hint, attempts),
+      cause: failure.cause
+    });
+  }
+
+  #excerpt(body: string): string | undefined {
+    return bodyExcerpt(body, [this.#token]) || undefined;
+  }
+}
+
+interface TransportFailure {
+  code: string;
+  notSent: boolean;
+  cause: unknown;
+}
+
+function transportFailure(e: unknown): TransportFailure {
+  if (e instanceof TransportError) return {code: e.code, notSent: e.notSent, cause: e};
+  const code = (e as {code?: unknown} | null)?.code;
+  return {code: typeof code === 'string' && code !== '' ? code : 'ENETWORK', notSent: false, cause: e};
+}
+
+function statusHint(spec: CallSpec, status: number): string | undefined {
+  if (status === 401) return HINT_401;
+  if (status === 403) return HINT_403;
+  if (status === 404) return spec.notFoundHint;
+  if (status === 429) return HINT_429;
+  if (status >= 500) return HINT_5XX;
+  return undefined;
+}
+
+function withAttempts(hint: string | undefined, attempts: number): string | undefined {
+  if (attempts <= 1) return hint;
+  const gaveUp = `gave up after ${attempts} attempts`;
+  return hint ? `${hint}; ${gaveUp}` : gaveUp;
+}
+
+function isOk(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function header(res: HttpResponse, name: string): string | undefined {
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (k.toLowerCase() === name) return v;
+  }
+  return undefined;
+}
+
+function pathParam(name: string, value: string): string {
+  // '.' and '..' (even percent-encoded) are dot segments that URL parsing would resolve away.
+  if (value === '' || value === '.' || value === '..')
+    throw new TypeError(`ApiClient: ${name} "${value}" is not valid`);
+  return encodeURIComponent(value);
+}

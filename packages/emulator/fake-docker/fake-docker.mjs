@@ -46,9 +46,14 @@ if (cmd === 'version') {
     const opts = Object.fromEntries((flag('--driver-opt') || '').split(',').map(kv => kv.split('=')));
     const builders = load();
     if (append && !builders[name]) die(`no builder "${name}" found`);
-    if (!append && builders[name]) die(`existing instance for "${name}" but no append mode, specify the node name to make changes for existing instances`);
+    if (!append && builders[name])
+      die(
+        `existing instance for "${name}" but no append mode, specify the node name to make changes for existing instances`
+      );
     const entry = {node, endpoint, platforms: flag('--platform') || '', driver: flag('--driver'), ...opts};
-    builders[name] = append ? {...builders[name], nodes: [...builders[name].nodes, entry]} : {nodes: [entry], use: args.includes('--use')};
+    builders[name] = append
+      ? {...builders[name], nodes: [...builders[name].nodes, entry]}
+      : {nodes: [entry], use: args.includes('--use')};
     store(builders);
     console.log(name);
   }
@@ -106,6 +111,8 @@ async function bootstrap(name, builder) {
         reject(e);
       });
     }).catch(e => die(`node ${n.node}: ${e.message}`));
-    console.log(`\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\nPlatforms: ${n.platforms || 'linux/amd64'}`);
+    console.log(
+      `\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\nPlatforms: ${n.platforms || 'linux/amd64'}`
+    );
   }
 }

@@ -30,10 +30,16 @@ async function main(): Promise<void> {
     env['PATH'] = `${join(root, 'packages', 'emulator', 'fake-docker')}:${process.env['PATH'] ?? ''}`;
     env['FAKE_DOCKER_DIR'] = join(work, 'fake-docker');
   }
-  console.log(dockerSocket ? `Using the real dockerd at ${dockerSocket} behind the emulator's builders.` : 'No dockerd here: buildx calls go to the recording fake docker.');
+  console.log(
+    dockerSocket
+      ? `Using the real dockerd at ${dockerSocket} behind the emulator's builders.`
+      : 'No dockerd here: buildx calls go to the recording fake docker.'
+  );
 
   const emu = await Emulator.start({
-    profiles: [{name: 'demo', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2, readyDelayMs: 1500, size: '16x32'}],
+    profiles: [
+      {name: 'demo', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2, readyDelayMs: 1500, size: '16x32'}
+    ],
     apiKeys: [{key: apiKey, scopes: ['builders']}],
     ...(dockerSocket ? {dockerSocket} : {})
   });
@@ -42,15 +48,23 @@ async function main(): Promise<void> {
     const inputs = {'profile-name': 'demo', 'api-url': emu.url, 'api-key': apiKey, timeout: '60000'};
     const main = await runAction({script: join(dist, 'main', 'index.js'), inputs, env, workDir: work});
     console.log('── configure: main ──');
-    console.log(formatRunReport(main));
+    console.log(formatRunReport(main, {logs: true}));
     if (main.exitCode === 0 && dockerSocket) realBuild(main.outputs['name'] ?? '', work);
-    const post = await runAction({script: join(dist, 'post', 'index.js'), inputs, env, workDir: work, state: main.state});
+    const post = await runAction({
+      script: join(dist, 'post', 'index.js'),
+      inputs,
+      env,
+      workDir: work,
+      state: main.state
+    });
     console.log('── configure: post ──');
-    console.log(formatRunReport(post));
+    console.log(formatRunReport(post, {logs: true}));
     printLedger(emu);
     const left = emu.assignedBuilders();
     if (main.exitCode !== 0 || post.exitCode !== 0 || left.length > 0) {
-      throw new Error(`demo failed: main exit ${main.exitCode}, post exit ${post.exitCode}, ${left.length} builder(s) left assigned`);
+      throw new Error(
+        `demo failed: main exit ${main.exitCode}, post exit ${post.exitCode}, ${left.length} builder(s) left assigned`
+      );
     }
     console.log('\nNothing left assigned: every builder was torn down.');
   } finally {
@@ -65,7 +79,11 @@ function realBuild(builder: string, work: string): void {
   writeFileSync(join(ctx, 'hello.txt'), 'built on a remote builder\n');
   writeFileSync(join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY hello.txt /hello.txt\n');
   console.log(`── docker buildx build --builder ${builder} ──`);
-  execFileSync('docker', ['buildx', 'build', '--builder', builder, '--output', `type=local,dest=${join(work, 'out')}`, ctx], {stdio: 'inherit'});
+  execFileSync(
+    'docker',
+    ['buildx', 'build', '--builder', builder, '--output', `type=local,dest=${join(work, 'out')}`, ctx],
+    {stdio: 'inherit'}
+  );
   console.log(`Result: ${readFileSync(join(work, 'out', 'hello.txt'), 'utf8').trim()}\n`);
 }
 

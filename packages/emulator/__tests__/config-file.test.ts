@@ -1,0 +1,39 @@
+import {afterAll, beforeAll, expect, test} from '@jest/globals';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {loadEmulatorConfig, parseEmulatorConfig} from '../src/config-file.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-emu-config-'));
+});
+afterAll(() => rmSync(dir, {recursive: true, force: true}));
+
+test('loads profiles and api keys', async () => {
+  const file = join(dir, 'ok.json');
+  writeFileSync(
+    file,
+    JSON.stringify({profiles: [{name: 'a', architectures: ['arm64']}], apiKeys: [{key: 'k', scopes: ['builders']}]})
+  );
+  expect(await loadEmulatorConfig(file)).toEqual({
+    profiles: [{name: 'a', architectures: ['arm64']}],
+    apiKeys: [{key: 'k', scopes: ['builders']}]
+  });
+});
+
+test('reports unreadable and invalid files with the path', async () => {
+  const file = join(dir, 'bad.json');
+  writeFileSync(file, '{"profiles": [');
+  await expect(loadEmulatorConfig(file)).rejects.toThrow(`Failed to parse emulator config ${file}`);
+  await expect(loadEmulatorConfig(join(dir, 'missing.json'))).rejects.toThrow(/Failed to read emulator config/);
+});
+
+test.each<[number, unknown, RegExp]>([
+  [1, [], /expected a JSON object/],
+  [2, {}, /"profiles" must be a list/],
+  [3, {profiles: ['a']}, /"profiles" must be a list/],
+  [4, {profiles: [], apiKeys: 'k'}, /"apiKeys"/]
+])('%d: rejects %j', (_n, value, message) => {
+  expect(() => parseEmulatorConfig(value)).toThrow(message);
+});

@@ -1,0 +1,56 @@
+import {describe, expect, test} from '@jest/globals';
+import {parseWorkflowCommand, parseWorkflowCommands} from '../../src/harness/workflow-command-parser.js';
+
+describe('parseWorkflowCommand', () => {
+  test.each([
+    [1, '::error::boom', {name: 'error', properties: {}, data: 'boom'}],
+    [2, '  ::notice::indented', {name: 'notice', properties: {}, data: 'indented'}],
+    [3, '::warning::50%25%0Anext', {name: 'warning', properties: {}, data: '50%\nnext'}],
+    [
+      4,
+      '::error file=a.ts,line=3,title=x%3A y%2C z::msg',
+      {name: 'error', properties: {file: 'a.ts', line: '3', title: 'x: y, z'}, data: 'msg'}
+    ],
+    [5, '::error file=,=v,ok=1::m', {name: 'error', properties: {ok: '1'}, data: 'm'}],
+    [6, '::add-mask::a::b', {name: 'add-mask', properties: {}, data: 'a::b'}],
+    [7, '::debug::', {name: 'debug', properties: {}, data: ''}]
+  ])('%i: %s', (_n, line, command) => {
+    expect(parseWorkflowCommand(line)).toEqual(command);
+  });
+
+  test.each([
+    [1, 'plain text'],
+    [2, '::no end'],
+    [3, ':::: empty name'],
+    [4, 'text ::error::not at start']
+  ])('%i: %s is not a command', (_n, line) => {
+    expect(parseWorkflowCommand(line)).toBeUndefined();
+  });
+});
+
+describe('parseWorkflowCommands', () => {
+  test('collects annotations and masks, skipping stopped commands', () => {
+    const parsed = parseWorkflowCommands([
+      '::add-mask::secret',
+      '::add-mask::  ',
+      '::error title=T::e',
+      '::stop-commands::tok',
+      '::error::ignored',
+      '::add-mask::ignored',
+      '::tok::',
+      '::warning::w',
+      '::group::g',
+      '::notice::n',
+      '::debug::d'
+    ]);
+    expect(parsed).toEqual({
+      masks: ['secret'],
+      annotations: [
+        {level: 'error', message: 'e', properties: {title: 'T'}},
+        {level: 'warning', message: 'w', properties: {}},
+        {level: 'notice', message: 'n', properties: {}},
+        {level: 'debug', message: 'd', properties: {}}
+      ]
+    });
+  });
+});

@@ -1,0 +1,149 @@
+import {randomBytes} from 'node:crypto';
+import net from 'node:net';
+import {Builder, type BuilderMetadata} from './builder.js';
+import {BuilderEndpoint} from './builder-endpoint.js';
+import type {BuildkitBackend} from './buildkit-backend.js';
+import type {EmulatorClock} from './clock.js';
+import type {BuilderFaultRule, FaultInjector} from './faults.js';
+import type {Ledger, TerminationReason} from './ledger.js';
+import {corruptPem, generateBuilderPki, generateCa} from './pki.js';
+import {builderArchitectures, type HostFormat, type Profile} from './profiles.js';
+
+export interface BuilderRegistryOpts {
+  clock: EmulatorClock;
+  ledger: Ledger;
+  faults: FaultInjector;
+  backend: BuildkitBackend;
+  idleTimeoutMs: number;
+  /** Called when a builder terminates itself after its idle time-out. */
+  onIdleTimeout?: (builderId: string) => void;
+}
+
+/** BuilderRegistry assigns builders (fresh PKI and a TLS listener each) and keeps every builder ever assigned. */
+export class BuilderRegistry {
+  readonly #opts: BuilderRegistryOpts;
+  readonly #builders = new Map<string, Builder>();
+  #closed = false;
+
+  constructor(opts: BuilderRegistryOpts) {
+    this.#opts = opts;
+  }
+
+  /** Assigns `profile.buildersPerAssignment` builders; each listener is up before this resolves. */
+  async assign(profile: Profile): Promise<Builder[]> {
+    if (this.#closed) throw new Error('The emulator is closed');
+    const assignedAt = this.#opts.clock.now();
+    const plans = builderArchitectures(profile).map(arch => ({
+      id: newBuilderId(),
+      arch,
+      fault: this.#opts.faults.takeBuilderFault(profile.name)
+    }));
+    const prepared = await Promise.allSettled(plans.map(p => this.#prepare(p.id, profile, p.fault)));
+    const ready = prepared.flatMap(r => (r.status === 'fulfilled' ? [r.value] : []));
+    const failure = prepared.find(r => r.status === 'rejected');
+    if (failure || this.#closed) {
+      await Promise.all(ready.map(r => r.endpoint?.close()));
+      throw failure ? (failure as PromiseRejectedResult).reason : new Error('The emulator is closed');
+    }
+    return plans.map((plan, i) => {
+      const {endpoint, readyMetadata} = ready[i] as Prepared;
+      const builder = new Builder({
+        id: plan.id,
+        profile,
+        arch: plan.arch,
+        clock: this.#opts.clock,
+        ledger: this.#opts.ledger,
+        assignedAt,
+        idleTimeoutMs: this.#opts.idleTimeoutMs,
+        readyMetadata,
+        endpoint,
+        behaviour: plan.fault?.behaviour,
+        failAfterMs: plan.fault?.afterMs,
+        onIdleTimeout: b => this.#opts.onIdleTimeout?.(b.id)
+      });
+      this.#builders.set(builder.id, builder);
+      return builder;
+    });
+  }
+
+  get(id: string): Builder | undefined {
+    return this.#builders.get(id);
+  }
+
+  /** Every builder ever assigned, in assignment order. */
+  all(): Builder[] {
+    return [...this.#builders.values()];
+  }
+
+  /** Terminates every builder not yet terminated and refuses further assignments. */
+  async closeAll(reason: TerminationReason): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.all().map(b => b.terminate(reason)));
+  }
+
+  async #prepare(id: string, profile: Profile, fault: BuilderFaultRule | undefined): Promise<Prepared> {
+    const pki = await generateBuilderPki({label: id});
+    const metadata: BuilderMetadata = {
+      host: '',
+      ca: pki.caCert,
+      client_cert: pki.clientCert,
+      client_key: pki.clientKey
+    };
+    let endpoint: BuilderEndpoint | undefined;
+    if (fault?.behaviour === 'tls-refuse') {
+      metadata.host = formatHost(profile.hostFormat, await unusedPort());
+    } else {
+      endpoint = await BuilderEndpoint.listen({
+        serverCert: pki.serverCert,
+        serverKey: pki.serverKey,
+        caCert: pki.caCert,
+        backend: this.#opts.backend,
+        onConnectionCountChange: open => this.#builders.get(id)?.connectionsChanged(open)
+      });
+      metadata.host = formatHost(profile.hostFormat, endpoint.port);
+    }
+    switch (fault?.behaviour) {
+      case 'missing-pem':
+        delete metadata.ca;
+        delete metadata.client_cert;
+        delete metadata.client_key;
+        break;
+      case 'malformed-pem':
+        metadata.ca = corruptPem(pki.caCert);
+        metadata.client_cert = corruptPem(pki.clientCert);
+        metadata.client_key = corruptPem(pki.clientKey);
+        break;
+      case 'tls-wrong-ca':
+        metadata.ca = (await generateCa({label: `${id} (wrong)`})).cert;
+        break;
+    }
+    return {endpoint, readyMetadata: metadata};
+  }
+}
+
+interface Prepared {
+  endpoint?: BuilderEndpoint;
+  readyMetadata: BuilderMetadata;
+}
+
+/** A new builder id: `bld_` + 16 random hex digits. */
+export function newBuilderId(): string {
+  return `bld_${randomBytes(8).toString('hex')}`;
+}
+
+/** `metadata.host` for a loopback port in the profile's format. */
+export function formatHost(format: HostFormat, port: number): string {
+  return format === 'tcp' ? `tcp://127.0.0.1:${port}` : `127.0.0.1:${port}`;
+}
+
+/** A loopback port that was free a moment ago (bound, then released); for the 'tls-refuse' fault. */
+export function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const {port} = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,114 @@
+import net from 'node:net';
+import type {Duplex} from 'node:stream';
+
+/** BuildkitBackend serves one client connection that passed the builder's mTLS handshake. */
+export interface BuildkitBackend {
+  /** 'handshake-only' or 'dockerd'. */
+  readonly kind: string;
+  /** Takes ownership of the (decrypted) client stream. */
+  serve(client: Duplex): void;
+}
+
+/**
+ * HandshakeOnlyBackend accepts the connection, discards what the client sends, writes nothing and ends its
+ * side when the client ends. Enough for clients that only check TLS; a real build needs DockerGrpcBackend.
+ */
+export class HandshakeOnlyBackend implements BuildkitBackend {
+  readonly kind = 'handshake-only';
+
+  serve(client: Duplex): void {
+    client.on('error', () => client.destroy());
+    client.on('end', () => client.end());
+    client.resume();
+  }
+}
+
+/** The HTTP request that makes dockerd hand the connection over to its embedded BuildKit (h2c gRPC). */
+export const DOCKERD_GRPC_HIJACK_REQUEST =
+  'POST /grpc HTTP/1.1\r\nHost: docker\r\nContent-Length: 0\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n';
+
+/** A response head longer than this is not dockerd's 101. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+export interface DockerGrpcBackendOpts {
+  /** Path of dockerd's unix socket, e.g. /var/run/docker.sock. */
+  socketPath: string;
+  /** How long to wait for dockerd's `101 Switching Protocols`; default 10 s. */
+  upgradeTimeoutMs?: number;
+  /** Called when a connection could not be proxied (for logs). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * DockerGrpcBackend proxies each connection to dockerd's embedded BuildKit: it opens the unix socket, sends
+ * `POST /grpc` with `Upgrade: h2c`, waits for the `HTTP/1.1 101` head and then pipes raw bytes both ways
+ * (bytes after the head go to the client). This is how buildx's docker driver reaches BuildKit; see
+ * https://github.com/moby/moby/blob/master/api/server/router/grpc/grpc_routes.go
+ * On any failure the client connection is closed.
+ */
+export class DockerGrpcBackend implements BuildkitBackend {
+  readonly kind = 'dockerd';
+  readonly #socketPath: string;
+  readonly #upgradeTimeoutMs: number;
+  readonly #onError: (error: Error) => void;
+
+  constructor(opts: DockerGrpcBackendOpts) {
+    this.#socketPath = opts.socketPath;
+    this.#upgradeTimeoutMs = opts.upgradeTimeoutMs ?? 10_000;
+    this.#onError = opts.onError ?? (() => undefined);
+  }
+
+  serve(client: Duplex): void {
+    const upstream = net.connect({path: this.#socketPath});
+    let failed = false;
+    const fail = (error?: Error): void => {
+      clearTimeout(timer);
+      if (error && !failed) this.#onError(error);
+      failed = true;
+      client.destroy();
+      upstream.destroy();
+    };
+    const timer = setTimeout(
+      () => fail(new Error(`dockerd did not answer the /grpc upgrade within ${this.#upgradeTimeoutMs} ms`)),
+      this.#upgradeTimeoutMs
+    );
+    client.on('error', () => fail());
+    client.on('close', () => fail());
+    upstream.on('error', e => fail(new Error(`dockerd socket ${this.#socketPath}: ${e.message}`)));
+    upstream.on('close', () => fail());
+    upstream.on('connect', () => upstream.write(DOCKERD_GRPC_HIJACK_REQUEST));
+
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (head.length > MAX_HEAD_BYTES) fail(new Error('dockerd sent an oversized response head'));
+        return;
+      }
+      upstream.off('data', onData);
+      const statusLine = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
+      if (!/^HTTP\/1\.1 101\b/.test(statusLine)) {
+        fail(new Error(`dockerd refused the /grpc upgrade: ${statusLine}`));
+        return;
+      }
+      clearTimeout(timer);
+      const rest = head.subarray(end + 4);
+      if (rest.length > 0) client.write(rest);
+      // Both pipes are attached in this same tick, so no bytes are lost between the head and the pipe.
+      upstream.pipe(client);
+      client.pipe(upstream);
+    };
+    upstream.on('data', onData);
+  }
+}
+
+/** The backend for an emulator: a dockerd proxy when `dockerSocket` is set, handshake-only otherwise. */
+export function createBuildkitBackend(opts: {
+  dockerSocket?: string;
+  onError?: (error: Error) => void;
+}): BuildkitBackend {
+  return opts.dockerSocket
+    ? new DockerGrpcBackend({socketPath: opts.dockerSocket, onError: opts.onError})
+    : new HandshakeOnlyBackend();
+}

@@ -1,0 +1,244 @@
+import {realpathSync} from 'node:fs';
+import {pathToFileURL} from 'node:url';
+import type {ApiKey} from './auth.js';
+import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
+import {Emulator, type EmulatorOpts} from './emulator.js';
+import type {LedgerEntry} from './ledger.js';
+
+export {loadEmulatorConfig, type EmulatorConfigFile} from './config-file.js';
+
+/** Parsed command line of the emulator CLI. */
+export interface CliOptions {
+  help: boolean;
+  host?: string;
+  port: number;
+  profilesPath?: string;
+  apiKey?: string;
+  dockerSocket?: string;
+  latencyMs?: number;
+  idleTimeoutMs?: number;
+  /** Do not print a line per API request. */
+  quiet: boolean;
+}
+
+/** Usage text of the CLI. */
+export const CLI_USAGE = `Usage: npm run emulator -- [options]
+
+Runs the remote-builder service emulator (builder API under /api/v1, admin under /_emulator).
+
+Options:
+  --port N               API port (default 0: any free port)
+  --host ADDR            API listen address (default 127.0.0.1)
+  --profiles FILE        JSON file {"profiles": [...], "apiKeys": [...]} (default: one profile "default", amd64)
+  --api-key KEY          accept KEY (scopes ci, cache, builders) besides the file's keys;
+                         with neither, the key is emulator-key
+  --docker-socket PATH   proxy builders to this dockerd's BuildKit (default: TLS handshake only)
+  --latency-ms N         latency added to every API response (default 0)
+  --idle-timeout-ms N    builder idle time-out (default 1800000; 0 disables)
+  --quiet                do not print a line per API request
+  -h, --help             show this help`;
+
+/** CliUsageError is a bad command line; the message says what is wrong. */
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliUsageError';
+  }
+}
+
+const VALUE_FLAGS = [
+  '--port',
+  '--host',
+  '--profiles',
+  '--api-key',
+  '--docker-socket',
+  '--latency-ms',
+  '--idle-timeout-ms'
+] as const;
+
+/** Parses CLI arguments (`--flag value` or `--flag=value`); throws CliUsageError. Pure. */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  const opts: CliOptions = {help: false, port: 0, quiet: false};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-h' || arg === '--help') {
+      opts.help = true;
+      continue;
+    }
+    if (arg === '--quiet') {
+      opts.quiet = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!(VALUE_FLAGS as readonly string[]).includes(flag)) throw new CliUsageError(`Unknown option ${arg}`);
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      i += 1;
+    }
+    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) {
+      throw new CliUsageError(`Option ${flag} needs a value`);
+    }
+    switch (flag as (typeof VALUE_FLAGS)[number]) {
+      case '--port':
+        opts.port = intOption(flag, value, 0, 65535);
+        break;
+      case '--host':
+        opts.host = value;
+        break;
+      case '--profiles':
+        opts.profilesPath = value;
+        break;
+      case '--api-key':
+        opts.apiKey = value;
+        break;
+      case '--docker-socket':
+        opts.dockerSocket = value;
+        break;
+      case '--latency-ms':
+        opts.latencyMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
+        break;
+      case '--idle-timeout-ms':
+        opts.idleTimeoutMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
+        break;
+    }
+  }
+  return opts;
+}
+
+function intOption(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new CliUsageError(`Option ${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** The profile used when no profiles file is given. */
+export const DEFAULT_CLI_PROFILE = {name: 'default', architectures: ['amd64' as const]};
+
+/**
+ * Emulator options from the command line and the (optional) profiles file. Keys: the file's, plus
+ * `--api-key` with every scope; when neither gives one, the emulator's default key. Pure.
+ */
+export function emulatorOptsFromCli(cli: CliOptions, config?: EmulatorConfigFile): EmulatorOpts {
+  const keys: ApiKey[] = [...(config?.apiKeys ?? [])];
+  if (cli.apiKey !== undefined) keys.push({key: cli.apiKey, scopes: ['ci', 'cache', 'builders']});
+  const opts: EmulatorOpts = {
+    port: cli.port,
+    profiles: config
+      ? config.profiles
+      : [{...DEFAULT_CLI_PROFILE, architectures: [...DEFAULT_CLI_PROFILE.architectures]}]
+  };
+  if (keys.length > 0) opts.apiKeys = keys;
+  if (cli.host !== undefined) opts.host = cli.host;
+  if (cli.dockerSocket !== undefined) opts.dockerSocket = cli.dockerSocket;
+  if (cli.latencyMs !== undefined) opts.latencyMs = cli.latencyMs;
+  if (cli.idleTimeoutMs !== undefined) opts.idleTimeoutMs = cli.idleTimeoutMs;
+  return opts;
+}
+
+/** Writable sinks of the CLI. */
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/**
+ * Runs the CLI: starts the emulator, prints the URL and API key, waits for SIGINT or SIGTERM (or `stop`),
+ * closes the emulator and prints the ledger. Resolves with the exit code.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = {out: l => console.log(l), err: l => console.error(l)},
+  stop?: Promise<unknown>
+): Promise<number> {
+  let cli: CliOptions;
+  let opts: EmulatorOpts;
+  try {
+    cli = parseCliArgs(argv);
+    if (cli.help) {
+      io.out(CLI_USAGE);
+      return 0;
+    }
+    const config = cli.profilesPath ? await loadEmulatorConfig(cli.profilesPath) : undefined;
+    opts = emulatorOptsFromCli(cli, config);
+  } catch (e) {
+    io.err(e instanceof Error ? e.message : String(e));
+    if (e instanceof CliUsageError) io.err(`\n${CLI_USAGE}`);
+    return 2;
+  }
+  let emu: Emulator;
+  try {
+    emu = await Emulator.start({...opts, log: cli.quiet ? undefined : line => io.out(`[emulator] ${line}`)});
+  } catch (e) {
+    io.err(`Failed to start the emulator: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  io.out(`Remote-builder emulator listening on ${emu.url}`);
+  io.out(`  API base URL: ${emu.url}  (endpoints under /api/v1, admin under /_emulator)`);
+  io.out(`  API key:      ${emu.apiKey}`);
+  io.out(
+    `  Profiles:     ${emu
+      .profiles()
+      .map(p => `${p.name} (${p.id}, ${p.architectures.join('+')}, ${p.size})`)
+      .join(', ')}`
+  );
+  io.out(`  Backend:      ${opts.dockerSocket ? `dockerd BuildKit at ${opts.dockerSocket}` : 'TLS handshake only'}`);
+  io.out('Press Ctrl+C to stop.');
+  await (stop ?? waitForSignal());
+  await emu.close();
+  io.out(formatLedger(emu.ledger(), emu.totalCost()));
+  return 0;
+}
+
+/** The ledger as printable text, one line per builder, then the totals. */
+export function formatLedger(entries: LedgerEntry[], totalCost: number): string {
+  const lines = ['Builder ledger:'];
+  for (const e of entries) {
+    const ready = e.readyAt !== undefined ? `ready +${e.readyAt - e.assignedAt} ms` : 'never ready';
+    const end =
+      e.reason === 'emulator-shutdown' ? 'LEFT ASSIGNED (closed at shutdown)' : `terminated: ${e.reason ?? '-'}`;
+    lines.push(
+      `  ${e.builderId}  ${e.profile}  ${e.size}  ${e.arch}  ${ready}  billed ${(e.billedMs / 1000).toFixed(1)} s` +
+        `  $${e.cost.toFixed(6)}  ${end}`
+    );
+  }
+  const left = entries.filter(e => e.reason === 'emulator-shutdown' || e.terminatedAt === undefined).length;
+  lines.push(`  ${entries.length} builder(s), ${left} left assigned, total $${totalCost.toFixed(6)}`);
+  return lines.join('\n');
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise(resolve => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  runCli(process.argv.slice(2)).then(
+    code => process.exit(code),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    }
+  );
+}

@@ -1,0 +1,197 @@
+import type {EmulatorControls} from './admin-routes.js';
+import {ServiceApi} from './api-routes.js';
+import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
+import type {Builder, BuilderDetails} from './builder.js';
+import {BuilderRegistry} from './builder-registry.js';
+import {createBuildkitBackend} from './buildkit-backend.js';
+import {type EmulatorClock, systemClock} from './clock.js';
+import {FaultInjector, type FaultRule, type StoredFault} from './faults.js';
+import {Ledger, type LedgerEntry} from './ledger.js';
+import {type Profile, ProfileCatalog, type ProfileConfig} from './profiles.js';
+import {RequestLog, type RequestRecord} from './request-log.js';
+import {ApiServer} from './server.js';
+
+/** Default builder idle time-out: 30 minutes (spec §3 rule 2 says "not shown"; the emulator's choice). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
+
+/** Options of Emulator.start. */
+export interface EmulatorOpts {
+  /** Listen address of the API; default '127.0.0.1'. Builders always listen on 127.0.0.1. */
+  host?: string;
+  /** Default 0 (ephemeral). */
+  port?: number;
+  profiles: ProfileConfig[];
+  /** Default [{key: 'emulator-key', scopes: ['ci', 'cache', 'builders']}]. */
+  apiKeys?: ApiKey[];
+  /** Builder idle time-out; default 30 min; 0 or Infinity disables it. */
+  idleTimeoutMs?: number;
+  /** Added to every API response; default 0. */
+  latencyMs?: number;
+  /** When set, builders proxy to this dockerd's BuildKit; otherwise they only complete the TLS handshake. */
+  dockerSocket?: string;
+  /** Time source for timestamps, readiness, idle time-outs and delays; default the system clock. */
+  clock?: EmulatorClock;
+  /** Receives one line per API request, idle time-out and backend error (the CLI prints them). */
+  log?: (line: string) => void;
+}
+
+/**
+ * Emulator is a local, stateful implementation of the builder half of the service API: it assigns builders
+ * from configured profiles, gives each fresh mTLS material and a TLS listener (optionally proxied to a real
+ * dockerd BuildKit), bills them in a ledger, and can inject faults.
+ */
+export class Emulator implements EmulatorControls {
+  /** The first configured API key, handy for clients. */
+  readonly apiKey: string;
+  readonly #server: ApiServer;
+  readonly #ledger: Ledger;
+  readonly #registry: BuilderRegistry;
+  readonly #faults = new FaultInjector();
+  readonly #requestLog = new RequestLog();
+  readonly #catalog: ProfileCatalog;
+  #latencyMs: number;
+  #url = '';
+  #closing?: Promise<void>;
+
+  private constructor(opts: EmulatorOpts) {
+    const clock = opts.clock ?? systemClock;
+    const keys = opts.apiKeys ?? [...DEFAULT_API_KEYS];
+    if (keys.length === 0) throw new Error('At least one API key is required');
+    const auth = new ApiKeyAuth({keys});
+    this.apiKey = keys[0]!.key;
+    this.#catalog = new ProfileCatalog({profiles: opts.profiles});
+    this.#latencyMs = validLatency(opts.latencyMs ?? 0);
+    this.#ledger = new Ledger({clock});
+    const log = opts.log;
+    this.#registry = new BuilderRegistry({
+      clock,
+      ledger: this.#ledger,
+      faults: this.#faults,
+      backend: createBuildkitBackend({dockerSocket: opts.dockerSocket, onError: e => log?.(e.message)}),
+      idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      onIdleTimeout: id => log?.(`builder ${id} terminated after its idle time-out`)
+    });
+    this.#server = new ApiServer({
+      service: new ServiceApi({auth, profiles: this.#catalog, registry: this.#registry, clock}),
+      controls: this,
+      faults: this.#faults,
+      requestLog: this.#requestLog,
+      clock,
+      latencyMs: () => this.#latencyMs,
+      onRequest: log
+    });
+  }
+
+  /** Validates the options, starts the API server and resolves once it listens. */
+  static async start(opts: EmulatorOpts): Promise<Emulator> {
+    const emulator = new Emulator(opts);
+    await emulator.#server.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
+    const {address, port, family} = emulator.#server.address();
+    emulator.#url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+    return emulator;
+  }
+
+  /** Base URL of the service (the API is under /api/v1), e.g. 'http://127.0.0.1:PORT'. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Every builder ever assigned, billed up to now for live ones. */
+  ledger(): LedgerEntry[] {
+    return this.#ledger.entries();
+  }
+
+  /** Ledger entries of builders not terminated. */
+  assignedBuilders(): LedgerEntry[] {
+    return this.#ledger.assigned();
+  }
+
+  /** Sum of all ledger costs in USD. */
+  totalCost(): number {
+    return this.#ledger.totalCost();
+  }
+
+  /** API requests received so far (admin routes excluded). */
+  requests(): RequestRecord[] {
+    return this.#requestLog.all();
+  }
+
+  /** The configured profiles with defaults filled in (ids included). */
+  profiles(): Profile[] {
+    return this.#catalog.all();
+  }
+
+  /** Adds a fault rule (validated; throws on a bad rule) and returns its id. */
+  addFault(rule: FaultRule): string {
+    return this.#faults.add(rule);
+  }
+
+  /** Removes one fault rule; false when unknown or used up. */
+  removeFault(id: string): boolean {
+    return this.#faults.remove(id);
+  }
+
+  /** Active fault rules with their remaining uses (null = unlimited). */
+  faults(): (StoredFault & {remaining: number | null})[] {
+    return this.#faults.list();
+  }
+
+  clearFaults(): void {
+    this.#faults.clear();
+  }
+
+  /** Sets the latency added to every API response. */
+  setLatency(ms: number): void {
+    this.#latencyMs = validLatency(ms);
+  }
+
+  latency(): number {
+    return this.#latencyMs;
+  }
+
+  /** The details response of a builder, or undefined when unknown. */
+  builderDetails(id: string): BuilderDetails | undefined {
+    return this.#registry.get(id)?.details();
+  }
+
+  /** Makes a pending builder ready now; throws when unknown, failed or terminated. */
+  markReady(builderId: string): void {
+    this.#builder(builderId).markReady();
+  }
+
+  /** Puts a builder in 'failed'; throws when unknown or terminated. */
+  markFailed(builderId: string): void {
+    this.#builder(builderId).markFailed();
+  }
+
+  /** Clears faults and the request log; keeps the ledger and the builders. */
+  reset(): void {
+    this.#faults.clear();
+    this.#requestLog.clear();
+  }
+
+  /**
+   * Terminates the remaining builders (reason 'emulator-shutdown'), closes every builder listener and the API
+   * server. The ledger stays readable. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#registry.closeAll('emulator-shutdown');
+      await this.#server.close();
+    })();
+    return this.#closing;
+  }
+
+  #builder(id: string): Builder {
+    const builder = this.#registry.get(id);
+    if (!builder) throw new Error(`No builder ${JSON.stringify(id)}`);
+    return builder;
+  }
+}
+
+function validLatency(ms: number): number {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+    throw new Error('Latency must be a non-negative number of milliseconds');
+  }
+  return ms;
+}

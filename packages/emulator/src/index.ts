@@ -1,0 +1,44 @@
+export {Emulator, DEFAULT_IDLE_TIMEOUT_MS, type EmulatorOpts} from './emulator.js';
+export {type ProfileConfig, type Profile, type HostFormat, type ProfileListItem, type ProfilePage} from './profiles.js';
+export {
+  BUILDER_SIZES,
+  ARCHITECTURES,
+  PRICE_PER_MINUTE_USD,
+  pricePerMinute,
+  type BuilderSize,
+  type Architecture,
+  type BuilderArch
+} from './pricing.js';
+export {type LedgerEntry, type TerminationReason, costOf} from './ledger.js';
+export {
+  type FaultRule,
+  type ApiFaultRule,
+  type BuilderFaultRule,
+  type FaultRoute,
+  type BuilderBehaviour,
+  type StoredFault,
+  parseFaultRule
+} from './faults.js';
+export {type ApiKey, DEFAULT_API_KEYS, BUILDERS_SCOPE} from './auth.js';
+export {type RequestRecord, type ApiRouteName} from './request-log.js';
+export {type BuilderDetails, type BuilderMetadata, type BuilderStatus} from './builder.js';
+export {type EmulatorClock, type Timer, ManualClock, systemClock} from './clock.js';
+export {generateBuilderPki, generateCa, type BuilderPki, type CertificateAuthority} from './pki.js';
+export {
+  type BuildkitBackend,
+  HandshakeOnlyBackend,
+  DockerGrpcBackend,
+  DOCKERD_GRPC_HIJACK_REQUEST
+} from './buildkit-backend.js';
+export {loadEmulatorConfig, parseEmulatorConfig, type EmulatorConfigFile} from './config-file.js';
+export {
+  parseCliArgs,
+  emulatorOptsFromCli,
+  runCli,
+  formatLedger,
+  CliUsageError,
+  CLI_USAGE,
+  type CliOptions,
+  type CliIo
+} from './cli.js';
+export * from './harness/index.js';

@@ -1,0 +1,143 @@
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import {randomBytes, webcrypto} from 'node:crypto';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+const EC_ALG = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'};
+/** Validity starts a little in the past to tolerate clock skew. */
+const BACKDATE_MS = 5 * 60_000;
+/** Builders are short-lived; a week is ample (the emulator's choice). */
+const VALIDITY_MS = 7 * 24 * 60 * 60_000;
+
+/** A certificate authority: its certificate and (PKCS#8 PEM) key. */
+export interface CertificateAuthority {
+  cert: string;
+  key: string;
+  /** @internal the signing key, for issuing leaf certificates. */
+  readonly signingKey: webcrypto.CryptoKey;
+  /** @internal the parsed certificate, for issuer and key identifier. */
+  readonly certificate: x509.X509Certificate;
+}
+
+/** BuilderPki is the fresh TLS material of one builder. All values are PEM; keys are PKCS#8. */
+export interface BuilderPki {
+  caCert: string;
+  serverCert: string;
+  serverKey: string;
+  clientCert: string;
+  clientKey: string;
+}
+
+export interface PkiOpts {
+  /** Common-name label, e.g. the builder id. */
+  label: string;
+  /** Validity reference time (epoch ms); real time by default, since TLS peers check real time. */
+  now?: number;
+}
+
+/** Creates a self-signed EC P-256 CA. */
+export async function generateCa(opts: PkiOpts): Promise<CertificateAuthority> {
+  const keys = await generateKeys();
+  const now = opts.now ?? Date.now();
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: `CN=remote-builder emulator CA ${opts.label}, O=remote-builder-actions emulator`,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + VALIDITY_MS),
+    signingAlgorithm: EC_ALG,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey)
+    ]
+  });
+  return {
+    cert: certificate.toString('pem'),
+    key: await exportKey(keys.privateKey),
+    signingKey: keys.privateKey,
+    certificate
+  };
+}
+
+/**
+ * Creates a builder's material: its own CA, a server certificate (SAN IP:127.0.0.1 and DNS:localhost,
+ * extendedKeyUsage serverAuth) and a client certificate (extendedKeyUsage clientAuth), both signed by the CA.
+ */
+export async function generateBuilderPki(opts: PkiOpts): Promise<BuilderPki> {
+  const ca = await generateCa(opts);
+  const [server, client] = await Promise.all([
+    issueLeaf(ca, opts, 'server', `CN=localhost, OU=${opts.label}`),
+    issueLeaf(ca, opts, 'client', `CN=remote-builder client ${opts.label}`)
+  ]);
+  return {
+    caCert: ca.cert,
+    serverCert: server.cert,
+    serverKey: server.key,
+    clientCert: client.cert,
+    clientKey: client.key
+  };
+}
+
+async function issueLeaf(
+  ca: CertificateAuthority,
+  opts: PkiOpts,
+  kind: 'server' | 'client',
+  subject: string
+): Promise<{cert: string; key: string}> {
+  const keys = await generateKeys();
+  const now = opts.now ?? Date.now();
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([
+      kind === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth
+    ]),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    await x509.AuthorityKeyIdentifierExtension.create(ca.certificate)
+  ];
+  if (kind === 'server') {
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension([
+        {type: 'ip', value: '127.0.0.1'},
+        {type: 'dns', value: 'localhost'}
+      ])
+    );
+  }
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject,
+    issuer: ca.certificate.subject,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + VALIDITY_MS),
+    signingAlgorithm: EC_ALG,
+    publicKey: keys.publicKey,
+    signingKey: ca.signingKey,
+    extensions
+  });
+  return {cert: cert.toString('pem'), key: await exportKey(keys.privateKey)};
+}
+
+async function generateKeys(): Promise<webcrypto.CryptoKeyPair> {
+  return (await webcrypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+}
+
+async function exportKey(key: webcrypto.CryptoKey): Promise<string> {
+  return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
+}
+
+/** A positive 16-byte serial number in hex. */
+function serial(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] as number) & 0x7f;
+  return bytes.toString('hex');
+}
+
+/** Replaces the body of every PEM block with text that is not base64 (for the 'malformed-pem' fault). */
+export function corruptPem(pem: string): string {
+  return pem.replace(
+    /(-----BEGIN [A-Z ]+-----\n)[\s\S]*?(\n-----END [A-Z ]+-----)/g,
+    '$1@@ not base64: corrupted by the emulator @@$2'
+  );
+}

@@ -8,14 +8,43 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   prettier,
   {
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly'}},
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly'
+      }
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],
-      'no-restricted-imports': ['error', {patterns: [{group: ['@actions/*'], message: 'Import @actions/* only in packages/core/src/adapters/ or an action package.'}]}]
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@actions/*'],
+              message: 'Import @actions/* only in packages/core/src/adapters/ or an action package.'
+            }
+          ]
+        }
+      ]
     }
   },
   {
-    files: ['packages/core/src/adapters/**', 'packages/configure/src/**', 'packages/build-push/src/**', 'packages/bake/src/**'],
+    files: [
+      'packages/core/src/adapters/**',
+      'packages/configure/src/**',
+      'packages/build-push/src/**',
+      'packages/bake/src/**'
+    ],
     rules: {'no-restricted-imports': 'off'}
   }
 );

@@ -10,7 +10,10 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1'
   },
   transform: {
-    '^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: {ignoreCodes: ['TS151001']}}]
+    '^.+\\.ts$': [
+      'ts-jest',
+      {useESM: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: {ignoreCodes: ['TS151001']}}
+    ]
   },
   transformIgnorePatterns: ['/node_modules/(?!(@actions)/)'],
   testTimeout: 30000,

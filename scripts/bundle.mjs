@@ -16,6 +16,10 @@ for (const action of actions) {
     if (!existsSync(entry)) throw new Error(`bundle: ${entry} is missing for actions/${action}`);
     const out = join('dist', action, hook);
     rmSync(out, {recursive: true, force: true});
-    execFileSync(ncc, ['build', entry, '-o', out, '--minify', '--no-source-map-register', '--license', 'licenses.txt', '--quiet'], {stdio: 'inherit'});
+    execFileSync(
+      ncc,
+      ['build', entry, '-o', out, '--minify', '--no-source-map-register', '--license', 'licenses.txt', '--quiet'],
+      {stdio: 'inherit'}
+    );
   }
 }

@@ -89,22 +89,46 @@ describe('configure action (bundled) against the emulator', () => {
     expect(nodes).toHaveLength(1);
     expect(nodes[0]).toMatchObject({'builder-id': ids[0], platforms: 'linux/amd64'});
     expect(nodes[0].endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
-    expect(main.exportedEnv).toEqual({DOCKER_BUILD_SUMMARY: 'false', DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
+    expect(main.exportedEnv).toEqual({
+      DOCKER_BUILD_SUMMARY: 'false',
+      DOCKER_BUILD_RECORD_UPLOAD: 'false',
+      DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'
+    });
     expect(main.summary).toContain(ids[0]);
 
     const calls = dockerCalls();
     const name = main.outputs['name'];
     expect(calls[0]).toEqual(['buildx', 'version']);
     expect(calls[1]).toEqual([
-      'buildx', 'create', '--name', name, '--node', nodes[0].name, '--driver', 'remote',
-      '--driver-opt', `cacert=${nodes[0].cacert},cert=${nodes[0].cert},key=${nodes[0].key}`,
-      '--platform', 'linux/amd64', '--use', nodes[0].endpoint
+      'buildx',
+      'create',
+      '--name',
+      name,
+      '--node',
+      nodes[0].name,
+      '--driver',
+      'remote',
+      '--driver-opt',
+      `cacert=${nodes[0].cacert},cert=${nodes[0].cert},key=${nodes[0].key}`,
+      '--platform',
+      'linux/amd64',
+      '--use',
+      nodes[0].endpoint
     ]);
     expect(calls[2]).toEqual(['buildx', 'inspect', '--bootstrap', '--builder', name]);
 
     // The state carries breadcrumbs only.
     const state = JSON.parse(main.state['builder']) as Record<string, unknown>;
-    expect(Object.keys(state).sort()).toEqual(['apiUrl', 'buildxCreated', 'builderIds', 'builderName', 'certDir', 'profile', 'tornDownIds', 'v']);
+    expect(Object.keys(state).sort()).toEqual([
+      'apiUrl',
+      'builderIds',
+      'builderName',
+      'buildxCreated',
+      'certDir',
+      'profile',
+      'tornDownIds',
+      'v'
+    ]);
     expect(post.exitCode).toBe(0);
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
     expect(dockerCalls().slice(3)).toEqual([
@@ -200,7 +224,10 @@ describe('configure action (bundled) against the emulator', () => {
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
     emu.clearFaults();
     // Clean up for real so the ledger stays clean.
-    await fetch(`${emu.url}/api/v1/builders/${main.outputs['builder-ids']}/teardown`, {method: 'DELETE', headers: {Authorization: `Bearer ${API_KEY}`}});
+    await fetch(`${emu.url}/api/v1/builders/${main.outputs['builder-ids']}/teardown`, {
+      method: 'DELETE',
+      headers: {Authorization: `Bearer ${API_KEY}`}
+    });
   });
 
   test('setup-buildx false: no docker call at all, outputs still set', async () => {
@@ -243,7 +270,10 @@ describe('configure action (bundled) against the emulator', () => {
 
   test('SIGINT during readiness: main tears down what it assigned before exiting', async () => {
     const j = job({'profile-name': 'slow', timeout: '60000'});
-    const {main, post} = await runMainAndPost({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /Assigned 1 builder/}]});
+    const {main, post} = await runMainAndPost({
+      ...j,
+      signals: [{signal: 'SIGINT', whenOutputMatches: /Assigned 1 builder/}]
+    });
     expect(main.exitCode).toBe(1);
     expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled/);
     const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;

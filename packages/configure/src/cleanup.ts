@@ -1,4 +1,12 @@
-import {ApiClient, Buildx, postCleanup, resolveCredentials, type ActionIO, type BuilderApi, type PostCleanupResult} from '@remote-builder-actions/core';
+import {
+  ApiClient,
+  Buildx,
+  postCleanup,
+  resolveCredentials,
+  type ActionIO,
+  type BuilderApi,
+  type PostCleanupResult
+} from '@remote-builder-actions/core';
 import {Input} from './context.js';
 
 export interface CleanupDeps {

@@ -14,7 +14,11 @@ import {
 import {getInputs, Input, Output, type Inputs} from './context.js';
 
 /** Variables exported for later steps so docker's actions skip what these builders cannot do (spec §1 rule 9). */
-export const DOCKER_BUILD_EXPORTS = ['DOCKER_BUILD_SUMMARY', 'DOCKER_BUILD_RECORD_UPLOAD', 'DOCKER_BUILD_CHECKS_ANNOTATIONS'];
+export const DOCKER_BUILD_EXPORTS = [
+  'DOCKER_BUILD_SUMMARY',
+  'DOCKER_BUILD_RECORD_UPLOAD',
+  'DOCKER_BUILD_CHECKS_ANNOTATIONS'
+];
 
 export interface ConfigureDeps {
   io: ActionIO;
@@ -71,7 +75,9 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
       throw explain(e, inputs);
     }
     setOutputs(io, builder);
-    await io.writeSummary(summaryOf(builder, inputs)).catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
+    await io
+      .writeSummary(summaryOf(builder, inputs))
+      .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
     return builder;
   } finally {
     api.close();
@@ -121,7 +127,9 @@ function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
     ],
     notes: [
       `Ready after ${(b.timeToReadyMs / 1000).toFixed(1)} s (timeout ${inputs.timeout / 1000} s).`,
-      b.buildxCreated ? `buildx builder "${b.name}"${inputs.use ? ' is the default builder' : ''}.` : 'buildx was not set up (setup-buildx: false).'
+      b.buildxCreated
+        ? `buildx builder "${b.name}"${inputs.use ? ' is the default builder' : ''}.`
+        : 'buildx was not set up (setup-buildx: false).'
     ]
   };
 }
@@ -129,9 +137,12 @@ function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
 /** Adds the input to change when the builders were not ready in time. */
 function explain(e: unknown, inputs: Inputs): unknown {
   if (e instanceof BuilderTimeoutError) {
-    return new Error(`${e.message}. Timed out after ${inputs.timeout} ms: raise the "${Input.Timeout}" input if the profile needs longer to start`, {
-      cause: e
-    });
+    return new Error(
+      `${e.message}. Timed out after ${inputs.timeout} ms: raise the "${Input.Timeout}" input if the profile needs longer to start`,
+      {
+        cause: e
+      }
+    );
   }
   return e;
 }

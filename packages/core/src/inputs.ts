@@ -20,11 +20,17 @@ export function parseProfileNames(raw: string, input = 'profile-name'): string[]
     .map(s => s.trim())
     .filter(s => s !== '');
   if (names.length === 0) {
-    throw new InputError(input, 'is required: set it to the name of a builder profile from the web UI (or a comma-separated list to try in order)');
+    throw new InputError(
+      input,
+      'is required: set it to the name of a builder profile from the web UI (or a comma-separated list to try in order)'
+    );
   }
   for (const n of names) {
-    if (n.length > 200 || /[\u0000-\u001f\u007f]/.test(n)) {
-      throw new InputError(input, `"${n.slice(0, 40)}" is not a profile name: use the name shown for the builder profile in the web UI`);
+    if (n.length > 200 || hasControlChars(n)) {
+      throw new InputError(
+        input,
+        `"${n.slice(0, 40)}" is not a profile name: use the name shown for the builder profile in the web UI`
+      );
     }
   }
   if (new Set(names).size !== names.length) throw new InputError(input, `lists a profile twice: ${names.join(', ')}`);
@@ -41,7 +47,10 @@ export function parseTimeoutMs(raw: string, fallbackMs: number, input = 'timeout
   const ms = Number(text);
   if (ms <= 0) throw new InputError(input, `must be greater than 0 milliseconds (default ${fallbackMs})`);
   if (ms > MAX_TIMEOUT_MS) {
-    throw new InputError(input, `${ms} ms is longer than a job can run (${MAX_TIMEOUT_MS} ms = 6 h): it is milliseconds, e.g. ${fallbackMs} for ${fallbackMs / 60000} minutes`);
+    throw new InputError(
+      input,
+      `${ms} ms is longer than a job can run (${MAX_TIMEOUT_MS} ms = 6 h): it is milliseconds, e.g. ${fallbackMs} for ${fallbackMs / 60000} minutes`
+    );
   }
   return ms;
 }
@@ -53,7 +62,10 @@ export function parseTimeoutMs(raw: string, fallbackMs: number, input = 'timeout
 export function resolveApiUrl(inputValue: string, env: NodeJS.ProcessEnv, input = 'api-url'): string {
   const raw = inputValue.trim() || (env[Env.ApiUrl] ?? '').trim();
   if (raw === '') {
-    throw new InputError(input, `is required: set the ${input} input or the ${Env.ApiUrl} environment variable to the service's base URL`);
+    throw new InputError(
+      input,
+      `is required: set the ${input} input or the ${Env.ApiUrl} environment variable to the service's base URL`
+    );
   }
   let url: URL;
   try {
@@ -64,10 +76,14 @@ export function resolveApiUrl(inputValue: string, env: NodeJS.ProcessEnv, input 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new InputError(input, `"${raw}" must start with https://`);
   }
-  if (url.username || url.password) throw new InputError(input, 'must not contain credentials: pass the key as api-key');
+  if (url.username || url.password)
+    throw new InputError(input, 'must not contain credentials: pass the key as api-key');
   if (url.search || url.hash) throw new InputError(input, `"${raw}" must not have a query or fragment`);
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new InputError(input, `"${raw}" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://`);
+    throw new InputError(
+      input,
+      `"${raw}" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://`
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -104,7 +120,8 @@ export function resolveCredentials(inputValue: string, env: NodeJS.ProcessEnv, i
 }
 
 function checkToken(token: string, input: string): string {
-  if (/[\s\u0000-\u001f\u007f]/.test(token)) throw new InputError(input, 'contains whitespace or control characters: copy the API key again from the web UI');
+  if (/\s/.test(token) || hasControlChars(token))
+    throw new InputError(input, 'contains whitespace or control characters: copy the API key again from the web UI');
   return token;
 }
 
@@ -115,4 +132,8 @@ export function parseBooleanInput(raw: string, fallback: boolean, input: string)
   if (['true', 'True', 'TRUE'].includes(v)) return true;
   if (['false', 'False', 'FALSE'].includes(v)) return false;
   throw new InputError(input, `"${raw}" is not a boolean: use true or false`);
+}
+
+function hasControlChars(s: string): boolean {
+  return [...s].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 }

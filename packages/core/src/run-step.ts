@@ -14,7 +14,12 @@ export interface RunStepOpts {
  * what it assigned and rejects; any error fails the step with its message. post: signals are noted but
  * do not stop the cleanup, and errors only warn, so post never fails the job.
  */
-export async function runStep(io: ActionIO, hook: 'main' | 'post', fn: (signal: AbortSignal) => Promise<unknown>, opts: RunStepOpts = {}): Promise<void> {
+export async function runStep(
+  io: ActionIO,
+  hook: 'main' | 'post',
+  fn: (signal: AbortSignal) => Promise<unknown>,
+  opts: RunStepOpts = {}
+): Promise<void> {
   const signals = opts.signals ?? process;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   const controller = new AbortController();

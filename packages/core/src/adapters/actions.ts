@@ -53,7 +53,10 @@ function escapeHtml(s: string): string {
 /** Absolute path of the docker CLI, or a clear error naming the fix. */
 export async function findDocker(): Promise<string> {
   const path = await io.which('docker', false);
-  if (!path) throw new Error('docker is not on PATH: run on a runner with the Docker CLI and buildx, or set setup-buildx: false');
+  if (!path)
+    throw new Error(
+      'docker is not on PATH: run on a runner with the Docker CLI and buildx, or set setup-buildx: false'
+    );
   return path;
 }
 

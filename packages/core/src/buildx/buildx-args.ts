@@ -29,7 +29,10 @@ export function createNodeArgs(opts: CreateNodeArgsOpts): string[] {
   const args = ['buildx', 'create', '--name', opts.name];
   if (opts.append) args.push('--append');
   args.push('--node', opts.node, '--driver', 'remote');
-  args.push('--driver-opt', csvJoin([`cacert=${opts.certs.cacert}`, `cert=${opts.certs.cert}`, `key=${opts.certs.key}`]));
+  args.push(
+    '--driver-opt',
+    csvJoin([`cacert=${opts.certs.cacert}`, `cert=${opts.certs.cert}`, `key=${opts.certs.key}`])
+  );
   if (opts.platforms && opts.platforms.length > 0) args.push('--platform', opts.platforms.join(','));
   if (opts.use && !opts.append) args.push('--use');
   args.push(opts.endpoint);

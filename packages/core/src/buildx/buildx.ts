@@ -1,4 +1,11 @@
-import {createNodeArgs, inspectBootstrapArgs, rmArgs, inspectArgs, versionArgs, type CreateNodeArgsOpts} from './buildx-args.js';
+import {
+  createNodeArgs,
+  inspectBootstrapArgs,
+  rmArgs,
+  inspectArgs,
+  versionArgs,
+  type CreateNodeArgsOpts
+} from './buildx-args.js';
 import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
@@ -38,7 +45,9 @@ export class Buildx {
   async createNode(opts: CreateNodeArgsOpts, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<void> {
     const res = await this.run(createNodeArgs(opts), runOpts);
     if (res.exitCode !== 0) {
-      throw new Error(`Failed to ${opts.append ? 'append node' : 'create buildx builder'} ${opts.node} to "${opts.name}": ${lastLine(res)}`);
+      throw new Error(
+        `Failed to ${opts.append ? 'append node' : 'create buildx builder'} ${opts.node} to "${opts.name}": ${lastLine(res)}`
+      );
     }
   }
 
@@ -68,7 +77,6 @@ export class Buildx {
   }
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {
-    this.logger.debug(`Buildx.run: ${this.docker} ${args.join(' ')}`);
     return this.exec.run(this.docker, args, {...opts, ...(this.env ? {env: this.env} : {})});
   }
 }

@@ -107,7 +107,15 @@ export class BuilderLifecycle {
     if (opts.profiles.length === 0) throw new Error('no builder profile given');
     const certDir = await createCertDir(this.opts.certRoot);
     const name = this.opts.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
-    this.state = {v: 1, builderName: name, builderIds: [], tornDownIds: [], certDir, apiUrl: this.opts.apiUrl, buildxCreated: false};
+    this.state = {
+      v: 1,
+      builderName: name,
+      builderIds: [],
+      tornDownIds: [],
+      certDir,
+      apiUrl: this.opts.apiUrl,
+      buildxCreated: false
+    };
     this.save();
 
     const failures: string[] = [];
@@ -122,7 +130,9 @@ export class BuilderLifecycle {
           throw failures.length > 0 ? new Error(`${failures.join('; ')}; ${errorMessage(e)}`, {cause: e}) : e;
         }
         failures.push(`profile "${profile}": ${errorMessage(e)}`);
-        this.logger.warning(`Profile "${profile}" gave no ready builder (${errorMessage(e)}); trying "${opts.profiles[index + 1]}"`);
+        this.logger.warning(
+          `Profile "${profile}" gave no ready builder (${errorMessage(e)}); trying "${opts.profiles[index + 1]}"`
+        );
       }
     }
     /* c8 ignore next */
@@ -148,12 +158,15 @@ export class BuilderLifecycle {
 
     const ids = await this.logger.group(`Assigning a builder from profile "${profile}"`, async () => {
       const assigned = await this.assign(profile, deadline, opts.signal);
-      this.logger.info(`Assigned ${assigned.length} builder${assigned.length === 1 ? '' : 's'}: ${assigned.join(', ')}`);
+      this.logger.info(
+        `Assigned ${assigned.length} builder${assigned.length === 1 ? '' : 's'}: ${assigned.join(', ')}`
+      );
       return assigned;
     });
 
-    const ready = await this.logger.group(`Waiting for ${ids.length} builder${ids.length === 1 ? '' : 's'} to be ready`, () =>
-      this.waitForAll(ids, deadline, opts.signal)
+    const ready = await this.logger.group(
+      `Waiting for ${ids.length} builder${ids.length === 1 ? '' : 's'} to be ready`,
+      () => this.waitForAll(ids, deadline, opts.signal)
     );
     const timeToReadyMs = this.clock.now() - startedAt;
     this.logger.info(`All builders ready after ${timeToReadyMs} ms`);
@@ -166,7 +179,9 @@ export class BuilderLifecycle {
     );
 
     if (opts.setupBuildx) {
-      await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () => this.setupBuildx(nodes, deadline, opts));
+      await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
+        this.setupBuildx(nodes, deadline, opts)
+      );
     }
     return {
       name: state.builderName,
@@ -208,7 +223,9 @@ export class BuilderLifecycle {
         throw e;
       }
       const grace = this.opts.inFlightGraceMs ?? 5000;
-      this.logger.info(`Cancelled while the assignment was in flight; waiting up to ${grace} ms for its answer to tear it down`);
+      this.logger.info(
+        `Cancelled while the assignment was in flight; waiting up to ${grace} ms for its answer to tear it down`
+      );
       const late = await withTimeout(tracked, grace).catch(() => undefined);
       if (late === undefined) {
         this.logger.warning(
@@ -236,7 +253,9 @@ export class BuilderLifecycle {
               ...(this.opts.schedule ? {schedule: this.opts.schedule} : {})
             });
             const arch = b.arch ? ` (${b.arch})` : '';
-            this.logger.info(`Builder ${id} ready at ${b.endpoint.url}${arch}${b.endpoint.defaultedPort ? ' (port not given; assumed)' : ''}`);
+            this.logger.info(
+              `Builder ${id} ready at ${b.endpoint.url}${arch}${b.endpoint.defaultedPort ? ' (port not given; assumed)' : ''}`
+            );
             return b;
           } catch (e) {
             if (!stopOthers.signal.aborted) stopOthers.abort(e);
@@ -256,7 +275,15 @@ export class BuilderLifecycle {
     for (const [i, node] of nodes.entries()) {
       throwIfCancelled(opts.signal);
       await this.buildx.createNode(
-        {name: state.builderName, node: node.name, endpoint: node.endpoint, certs: node.certs, platforms: node.platforms, append: i > 0, use: opts.use},
+        {
+          name: state.builderName,
+          node: node.name,
+          endpoint: node.endpoint,
+          certs: node.certs,
+          platforms: node.platforms,
+          append: i > 0,
+          use: opts.use
+        },
         {signal: opts.signal, timeoutMs: Math.max(1000, deadline - this.clock.now())}
       );
       if (i === 0) {
@@ -265,7 +292,10 @@ export class BuilderLifecycle {
       }
     }
     throwIfCancelled(opts.signal);
-    await this.buildx.bootstrap(state.builderName, {signal: opts.signal, timeoutMs: Math.max(1000, deadline - this.clock.now())});
+    await this.buildx.bootstrap(state.builderName, {
+      signal: opts.signal,
+      timeoutMs: Math.max(1000, deadline - this.clock.now())
+    });
     if (opts.signal?.aborted) throw new CancelledError('Cancelled while booting the buildx builder');
   }
 
@@ -277,7 +307,9 @@ export class BuilderLifecycle {
       this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(cause)}`);
       const report = await this.teardownAll();
       for (const f of report.failed) {
-        this.logger.warning(`Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`);
+        this.logger.warning(
+          `Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`
+        );
       }
     }
     if (state.buildxCreated) {

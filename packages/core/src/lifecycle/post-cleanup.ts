@@ -75,19 +75,24 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
 
   const pending = current.builderIds.filter(id => !current.tornDownIds.includes(id));
   if (pending.length === 0) {
-    logger.info(current.builderIds.length > 0 ? 'Every builder was already torn down by main.' : 'No builder was assigned.');
+    logger.info(
+      current.builderIds.length > 0 ? 'Every builder was already torn down by main.' : 'No builder was assigned.'
+    );
     return {hadState: true, teardown: empty, maybeBilled: []};
   }
 
-  const teardown = await logger.group(`Tearing down ${pending.length} builder${pending.length === 1 ? '' : 's'}`, async () => {
-    let api: BuilderApi;
-    try {
-      api = opts.makeApi(current.apiUrl);
-    } catch (e) {
-      return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
+  const teardown = await logger.group(
+    `Tearing down ${pending.length} builder${pending.length === 1 ? '' : 's'}`,
+    async () => {
+      let api: BuilderApi;
+      try {
+        api = opts.makeApi(current.apiUrl);
+      } catch (e) {
+        return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
+      }
+      return teardownBuilders(api, pending, {logger, timeoutMs: opts.teardownTimeoutMs ?? 30000});
     }
-    return teardownBuilders(api, pending, {logger, timeoutMs: opts.teardownTimeoutMs ?? 30000});
-  });
+  );
   current.tornDownIds.push(...teardown.tornDown, ...teardown.alreadyGone);
   saveBuilderState(opts.state, current);
 

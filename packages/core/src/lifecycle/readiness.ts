@@ -101,7 +101,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     if (!complete) {
       try {
         requests++;
-        const details = await opts.api.getBuilderDetails(builderId, {signal: timeLimited(opts.signal, remaining), retry: false});
+        const details = await opts.api.getBuilderDetails(builderId, {
+          signal: timeLimited(opts.signal, remaining),
+          retry: false
+        });
         consecutive404 = 0;
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
@@ -120,7 +123,11 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     }
     if (complete) {
       const {details, endpoint} = complete;
-      const pems: BuilderPems = {ca: details.metadata.ca, cert: details.metadata.client_cert, key: details.metadata.client_key};
+      const pems: BuilderPems = {
+        ca: details.metadata.ca,
+        cert: details.metadata.client_cert,
+        key: details.metadata.client_key
+      };
       try {
         await opts.probe({
           hostname: endpoint.hostname,
@@ -168,7 +175,8 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
     throw new BuilderFailedError(builderId, `Builder ${builderId} was terminated before it became ready`);
   }
   const missing = (['host', ...PEM_FIELDS] as const).filter(f => !m[f] || m[f].trim() === '');
-  if (missing.length > 0) return {kind: 'pending', why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`};
+  if (missing.length > 0)
+    return {kind: 'pending', why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`};
   if (status !== undefined && status !== 'ready') return {kind: 'pending', why: `status is "${status}"`};
   for (const f of PEM_FIELDS) {
     if (!/-----BEGIN [A-Z0-9 ]+-----[\s\S]+-----END [A-Z0-9 ]+-----/.test(m[f])) {

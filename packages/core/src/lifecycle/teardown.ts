@@ -28,7 +28,11 @@ export interface TeardownOpts {
  * Tears every builder down, concurrently, each retried; 404 counts as already gone. Never throws:
  * the report says what may still be billed. Safe to call again with the same ids.
  */
-export async function teardownBuilders(api: BuilderApi, ids: string[], opts: TeardownOpts = {}): Promise<TeardownReport> {
+export async function teardownBuilders(
+  api: BuilderApi,
+  ids: string[],
+  opts: TeardownOpts = {}
+): Promise<TeardownReport> {
   const logger = opts.logger ?? nullLogger;
   const clock = opts.clock ?? systemClock;
   const attempts = opts.attempts ?? 3;

@@ -25,7 +25,18 @@ export class TlsProbeError extends Error {
 /** TlsProbe checks that a builder endpoint completes a mutual-TLS handshake; tests may inject their own. */
 export type TlsProbe = (opts: TlsProbeOpts) => Promise<void>;
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+/** How long to wait for a TLS 1.3 server's verdict on our certificate when it sends no session ticket. */
+const TLS13_ACCEPT_GRACE_MS = 300;
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN'
+]);
 
 /**
  * Opens a TLS connection with the builder's CA and client certificate and resolves once the handshake
@@ -62,8 +73,11 @@ export const mutualTlsProbe: TlsProbe = opts =>
     );
     opts.signal?.addEventListener('abort', onAbort, {once: true});
     socket.once('secureConnect', () => {
-      // TLS 1.3 servers report a rejected client certificate after the handshake; give them a moment.
-      const grace = setTimeout(() => finish(), 50);
+      if (socket.getProtocol() !== 'TLSv1.3') return finish();
+      // In TLS 1.3 the server checks our certificate after the client's handshake ends: acceptance shows
+      // as a session ticket, rejection as an alert (an 'error'). Servers that send no ticket get a short grace.
+      socket.once('session', () => finish());
+      const grace = setTimeout(() => finish(), TLS13_ACCEPT_GRACE_MS);
       socket.once('close', () => clearTimeout(grace));
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
@@ -75,6 +89,7 @@ export const mutualTlsProbe: TlsProbe = opts =>
       }
     });
     socket.once('close', () => {
-      if (!done) finish(new TlsProbeError('rejected', `the builder at ${where} closed the TLS connection during the handshake`));
+      if (!done)
+        finish(new TlsProbeError('rejected', `the builder at ${where} closed the TLS connection during the handshake`));
     });
   });

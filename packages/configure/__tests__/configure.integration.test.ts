@@ -60,7 +60,22 @@ function assignedBuilders(ids: string[]) {
   return emu.ledger().filter(e => ids.includes(e.builderId) && e.terminatedAt === undefined);
 }
 
-/** Every byte the step wrote anywhere, minus the lines that register masks. */
+/** Every step run by a test; afterEach scans them all for secrets. */
+let ran: ActionRunResult[] = [];
+
+async function runJob(opts: Parameters<typeof runMainAndPost>[0]) {
+  const res = await runMainAndPost(opts);
+  ran.push(res.main, res.post);
+  return res;
+}
+
+async function runStep(opts: Parameters<typeof runAction>[0]) {
+  const res = await runAction(opts);
+  ran.push(res);
+  return res;
+}
+
+/** Every byte a step wrote anywhere, minus the lines that register masks. */
 function everything(r: ActionRunResult): string {
   const text = [r.stdout, r.stderr, r.rawFiles.output, r.rawFiles.state, r.rawFiles.env, r.rawFiles.summary].join('\n');
   return text
@@ -69,17 +84,22 @@ function everything(r: ActionRunResult): string {
     .join('\n');
 }
 
-function expectNoSecrets(results: ActionRunResult[], keyPem: string): void {
-  const secrets = [API_KEY, ...keyPem.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----'))];
-  for (const r of results) {
-    const all = everything(r);
-    for (const s of secrets) expect(all.includes(s)).toBe(false);
-  }
-}
+afterEach(() => {
+  // No step of any test may print the API key or any line of any client key the emulator handed out.
+  const secrets = [
+    API_KEY,
+    ...emu.issuedClientKeys().flatMap(k => k.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----')))
+  ];
+  const leaks = ran.flatMap(r =>
+    secrets.filter(s => everything(r).includes(s)).map(s => `${s.slice(0, 6)}… in a step's output`)
+  );
+  ran = [];
+  expect(leaks).toEqual([]);
+});
 
 describe('configure action (bundled) against the emulator', () => {
   test('one builder: outputs, certificates, exports, buildx calls, and post tears it down', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}));
+    const {main, post} = await runJob(job({'profile-name': 'single'}));
     expect(main.stderr).toBe('');
     expect(main.exitCode).toBe(0);
     const ids = main.outputs['builder-ids'].split(',');
@@ -142,22 +162,21 @@ describe('configure action (bundled) against the emulator', () => {
 
   test('certificate files are private while the builder lives, and no secret reaches logs, outputs, state or env', async () => {
     const j = job({'profile-name': 'single'});
-    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
     expect(main.exitCode).toBe(0);
     const node = (JSON.parse(main.outputs['nodes']) as Record<string, string>[])[0];
     for (const f of [node.cacert, node.cert, node.key]) expect(statSync(f).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(node.key)).mode & 0o777).toBe(0o700);
     expect(statSync(dirname(dirname(node.key))).mode & 0o777).toBe(0o700);
-    const keyPem = readFileSync(node.key, 'utf8');
+    expect(readFileSync(node.key, 'utf8')).toMatch(/-----BEGIN PRIVATE KEY-----/);
     expect(main.masks).toContain(API_KEY);
-    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
     expect(post.exitCode).toBe(0);
-    expectNoSecrets([main, post], keyPem);
     expect(existsSync(node.key)).toBe(false);
   });
 
   test('three builders on a multi-arch profile become one buildx builder with appended nodes', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'trio', use: 'false'}));
+    const {main, post} = await runJob(job({'profile-name': 'trio', use: 'false'}));
     expect(main.exitCode).toBe(0);
     const ids = main.outputs['builder-ids'].split(',');
     expect(ids).toHaveLength(3);
@@ -172,7 +191,7 @@ describe('configure action (bundled) against the emulator', () => {
   });
 
   test('host given as tcp:// and readiness only after the delay', async () => {
-    const {main} = await runMainAndPost(job({'profile-name': 'delayed'}));
+    const {main} = await runJob(job({'profile-name': 'delayed'}));
     expect(main.exitCode).toBe(0);
     const id = main.outputs['builder-ids'];
     const entry = emu.ledger().find(e => e.builderId === id);
@@ -184,7 +203,7 @@ describe('configure action (bundled) against the emulator', () => {
   });
 
   test('timeout: a clear error naming the input, and the builder torn down by main', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'slow', timeout: '1200'}));
+    const {main, post} = await runJob(job({'profile-name': 'slow', timeout: '1200'}));
     expect(main.exitCode).toBe(1);
     const error = main.annotations.find(a => a.level === 'error')?.message ?? '';
     expect(error).toMatch(/not ready/);
@@ -198,7 +217,7 @@ describe('configure action (bundled) against the emulator', () => {
   test('a builder that fails is reported at once and torn down', async () => {
     emu.addFault({route: 'builder', behaviour: 'fail'});
     const started = Date.now();
-    const {main} = await runMainAndPost(job({'profile-name': 'single', timeout: '20000'}));
+    const {main} = await runJob(job({'profile-name': 'single', timeout: '20000'}));
     expect(main.exitCode).toBe(1);
     expect(Date.now() - started).toBeLessThan(10000);
     expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/failed to start/);
@@ -207,7 +226,7 @@ describe('configure action (bundled) against the emulator', () => {
   });
 
   test('profile fallback: an unknown profile is skipped for the next one', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'no-such-profile, single'}));
+    const {main, post} = await runJob(job({'profile-name': 'no-such-profile, single'}));
     expect(main.exitCode).toBe(0);
     expect(main.annotations.find(a => a.level === 'warning')?.message).toMatch(/no-such-profile/);
     const ids = main.outputs['builder-ids'].split(',');
@@ -217,7 +236,7 @@ describe('configure action (bundled) against the emulator', () => {
 
   test('teardown 404 counts as already gone', async () => {
     emu.addFault({route: 'teardown', status: 404, body: '{"error":{"code":"not_found","message":"gone"}}'});
-    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}));
+    const {main, post} = await runJob(job({'profile-name': 'single'}));
     expect(main.exitCode).toBe(0);
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/already gone/);
@@ -231,7 +250,7 @@ describe('configure action (bundled) against the emulator', () => {
   });
 
   test('setup-buildx false: no docker call at all, outputs still set', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'single', 'setup-buildx': 'false'}));
+    const {main, post} = await runJob(job({'profile-name': 'single', 'setup-buildx': 'false'}));
     expect(main.exitCode).toBe(0);
     expect(main.outputs['builder-ids']).not.toBe('');
     expect(dockerCalls()).toEqual([]);
@@ -240,37 +259,63 @@ describe('configure action (bundled) against the emulator', () => {
   });
 
   test('user-set DOCKER_BUILD_* variables are left alone', async () => {
-    const {main} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'true'}));
+    const {main} = await runJob(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'true'}));
     expect(main.exitCode).toBe(0);
     expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
   });
 
   test('post with no state says so and succeeds', async () => {
     const j = job({'profile-name': 'single'});
-    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir});
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir});
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/Nothing to clean up/);
   });
 
   test('bad input fails before any assignment', async () => {
     const before = emu.ledger().length;
-    const {main} = await runMainAndPost(job({'profile-name': 'single', timeout: 'ten minutes'}));
+    const {main} = await runJob(job({'profile-name': 'single', timeout: 'ten minutes'}));
     expect(main.exitCode).toBe(1);
     expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Input "timeout"/);
     expect(emu.ledger().length).toBe(before);
   });
 
   test('buildx create failing: the builder is torn down by main and the error names the step', async () => {
-    const {main} = await runMainAndPost(job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'create'}));
+    const {main} = await runJob(job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'create'}));
     expect(main.exitCode).toBe(1);
     expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/create buildx builder/);
     const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
     expect(assignedBuilders(ids)).toEqual([]);
   });
 
+  test('SIGINT while the assignment is in flight: main waits for its answer and tears that builder down', async () => {
+    emu.addFault({route: 'assign', delayMs: 1500, processFirst: true});
+    const j = job({'profile-name': 'single'});
+    const before = new Set(emu.ledger().map(e => e.builderId));
+    const {main, post} = await runJob({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /Assigning a builder/}]});
+    expect(main.exitCode).toBe(1);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(
+      /Cancelled by SIGINT while assigning a builder/
+    );
+    const fresh = emu.ledger().filter(e => !before.has(e.builderId));
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0].reason).toBe('teardown');
+    expect(post.exitCode).toBe(0);
+  });
+
+  test('SIGTERM during readiness tears down too', async () => {
+    const {main} = await runJob({
+      ...job({'profile-name': 'slow'}),
+      signals: [{signal: 'SIGTERM', whenOutputMatches: /Assigned 1 builder/}]
+    });
+    expect(main.exitCode).toBe(1);
+    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled by SIGTERM/);
+    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
+    expect(assignedBuilders(ids)).toEqual([]);
+  });
+
   test('SIGINT during readiness: main tears down what it assigned before exiting', async () => {
     const j = job({'profile-name': 'slow', timeout: '60000'});
-    const {main, post} = await runMainAndPost({
+    const {main, post} = await runJob({
       ...j,
       signals: [{signal: 'SIGINT', whenOutputMatches: /Assigned 1 builder/}]
     });

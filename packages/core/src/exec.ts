@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process';
+import {constants} from 'node:os';
 import type {Logger} from './logger.js';
 
 export interface ExecOpts {
@@ -95,7 +96,7 @@ export class NodeExec implements Exec {
         resolve({exitCode, stdout, stderr: stderr + extraErr, ...(killed ? {killed} : {})});
       };
       child.on('error', err => finish(127, `${command}: ${err.message}`));
-      child.on('close', (code, sig) => finish(code ?? (sig ? 128 : 1)));
+      child.on('close', (code, sig) => finish(code ?? (sig ? 128 + (constants.signals[sig] ?? 0) : 1)));
     });
   }
 }

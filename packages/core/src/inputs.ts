@@ -67,6 +67,10 @@ export function resolveApiUrl(inputValue: string, env: NodeJS.ProcessEnv, input 
       `is required: set the ${input} input or the ${Env.ApiUrl} environment variable to the service's base URL`
     );
   }
+  // Credentials in the URL are refused, and never echoed back in a message.
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) {
+    throw new InputError(input, 'must not contain credentials: pass the key as api-key');
+  }
   let url: URL;
   try {
     url = new URL(raw);

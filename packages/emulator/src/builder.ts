@@ -117,6 +117,11 @@ export class Builder {
     };
   }
 
+  /** The client key this builder's details hand out (also after termination), for secret scans in tests. */
+  issuedClientKey(): string {
+    return this.#opts.readyMetadata.client_key ?? '';
+  }
+
   /** Records API activity about this builder: restarts the idle time-out. */
   touch(): void {
     this.#armIdleTimer();

@@ -154,6 +154,14 @@ export class Emulator implements EmulatorControls {
     return this.#registry.get(id)?.details();
   }
 
+  /** Every client key handed out so far, to scan logs and files for leaks. */
+  issuedClientKeys(): string[] {
+    return this.#registry
+      .all()
+      .map(b => b.issuedClientKey())
+      .filter(k => k !== '');
+  }
+
   /** Makes a pending builder ready now; throws when unknown, failed or terminated. */
   markReady(builderId: string): void {
     this.#builder(builderId).markReady();

@@ -12,6 +12,27 @@ import {
 } from './http-transport.js';
 import {readAssignResponse, readBuilderDetails, readProfilesPage, type ReadResult} from './response-readers.js';
 import {RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
+import {readRunner, readRunnerImage, readRunnerImagePage, readRunnerList, readStackList} from './runner-readers.js';
+import type {
+  CreateRunnerImageRequest,
+  CreateRunnerRequest,
+  ListRunnerImagesQuery,
+  ListRunnersQuery,
+  ListStacksQuery,
+  Runner,
+  RunnerImage,
+  RunnerImagePage,
+  Stack,
+  UpdateRunnerImageRequest,
+  UpdateRunnerRequest
+} from './runner-types.js';
+import {
+  validateCreateRunner,
+  validateCreateRunnerImage,
+  validatePositiveInteger,
+  validateUpdateRunner,
+  validateUpdateRunnerImage
+} from './runner-validation.js';
 import type {AssignResponse, BuilderDetails, BuilderProfile, TeardownResult} from './types.js';
 
 export interface ApiClientOpts {
@@ -49,12 +70,17 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
 export const DEFAULT_PER_PAGE = 100;
 /** listBuilderProfiles gives up beyond this many pages. */
 export const MAX_PROFILE_PAGES = 1000;
+/** listAllRunnerImages gives up beyond this many pages. */
+export const MAX_RUNNER_IMAGE_PAGES = 1000;
 
 const HINT_401 = 'check the api-key: it is missing, wrong or revoked';
 const HINT_403 = 'the API key lacks the scopes this call needs';
 const HINT_429 = 'rate limited by the service; try again later';
 const HINT_5XX = 'the service failed; try again later';
 const HINT_ASSIGN_UNKNOWN = 'a builder may have been assigned and billed anyway: check the web UI and tear it down';
+/** Spec §5.3: the runner, runner-image and stack endpoints need a key with both scopes. */
+const HINT_CI_SCOPES =
+  'runner, runner-image and stack calls need an API key with both the "ci" and "cache" scopes (API keys page of the web UI)';
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** One logical API call: what to send, how to retry, what to say when it fails. */
@@ -72,6 +98,10 @@ interface CallSpec {
   retry: boolean;
   signal?: AbortSignal;
   notFoundHint?: string;
+  /** Added to the 401/403 hints: which scopes the call needs. */
+  scopeHint?: string;
+  /** For calls that are not idempotent: what to check when the request may have been processed without an answer. */
+  unknownOutcomeHint?: string;
 }
 
 interface Sent {
@@ -81,7 +111,7 @@ interface Sent {
 
 /**
  * ApiClient is a small HTTP client of the remote-builder service: builder assignment, details and teardown,
- * builder profiles. Transient failures are retried with exponential backoff and full jitter; assignment, which
+ * builder profiles, stacks, runner images and runners. Transient failures are retried with exponential backoff and full jitter; assignment, which
  * is not idempotent, only when the service cannot have processed it. Every failure is an ApiError that names
  * the call and says what to do; an aborted signal rejects with its reason.
  */
@@ -250,9 +280,259 @@ export class ApiClient {
     }
   }
 
+  /** GET /api/v1/stacks: the stacks (of one `kind`, e.g. `ec2`, when given). */
+  async listStacks(query: ListStacksQuery = {}, opts: CallOpts = {}): Promise<Stack[]> {
+    if (query.kind !== undefined && query.kind.trim() === '') throw new InputError('kind', 'must not be empty');
+    return this.#call(
+      ciSpec({
+        method: 'listStacks',
+        call: 'list stacks',
+        httpMethod: 'GET',
+        path: '/api/v1/stacks',
+        query: query.kind !== undefined ? {kind: query.kind} : undefined,
+        idempotent: true,
+        signal: opts.signal,
+        notFoundHint: 'the stacks endpoint was not found: check the API URL'
+      }),
+      readStackList
+    );
+  }
+
+  /** GET /api/v1/runner-images: one page, filtered by `alias` (a search filter) and `type` when given. */
+  async listRunnerImages(query: ListRunnerImagesQuery = {}, opts: CallOpts = {}): Promise<RunnerImagePage> {
+    return (await this.#runnerImagesPage(query, opts)).page;
+  }
+
+  async #runnerImagesPage(
+    query: ListRunnerImagesQuery,
+    opts: CallOpts
+  ): Promise<{page: RunnerImagePage; status: number}> {
+    validatePositiveInteger(query.page, 'page');
+    validatePositiveInteger(query.perPage, 'per_page');
+    const q: Record<string, string> = {};
+    if (query.alias !== undefined) q.alias = query.alias;
+    if (query.type !== undefined) q.type = query.type;
+    if (query.page !== undefined) q.page = String(query.page);
+    if (query.perPage !== undefined) q.per_page = String(query.perPage);
+    const spec = ciSpec({
+      method: 'listRunnerImages',
+      call: 'list runner images',
+      httpMethod: 'GET',
+      path: '/api/v1/runner-images',
+      query: Object.keys(q).length > 0 ? q : undefined,
+      idempotent: true,
+      signal: opts.signal,
+      notFoundHint: 'the runner-images endpoint was not found: check the API URL'
+    });
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    return {page: this.#read(spec, sent, readRunnerImagePage(sent.res.body)), status: sent.res.status};
+  }
+
+  /**
+   * Every page of GET /api/v1/runner-images (`page` from 1, `per_page` default 100) until a short or empty page,
+   * or until `total` images, when the service says how many there are.
+   */
+  async listAllRunnerImages(
+    query: Omit<ListRunnerImagesQuery, 'page'> = {},
+    opts: CallOpts = {}
+  ): Promise<RunnerImage[]> {
+    const perPage = query.perPage ?? DEFAULT_PER_PAGE;
+    validatePositiveInteger(perPage, 'per_page');
+    const all: RunnerImage[] = [];
+    let previousIds: string | undefined;
+    for (let page = 1; ; page++) {
+      const {page: got, status} = await this.#runnerImagesPage({...query, page, perPage}, opts);
+      if (got.images.length === 0) break;
+      const ids = JSON.stringify(got.images.map(i => i.id));
+      if (ids === previousIds) {
+        throw new ApiError({
+          call: 'list runner images',
+          status,
+          hint: `unexpected response: page ${page} repeats page ${page - 1} (is the page parameter ignored?); stopped`
+        });
+      }
+      all.push(...got.images);
+      if (got.images.length < Math.min(perPage, got.perPage ?? perPage)) break;
+      if (got.total !== undefined && all.length >= got.total) break;
+      if (page === MAX_RUNNER_IMAGE_PAGES) {
+        throw new ApiError({
+          call: 'list runner images',
+          status,
+          hint: `unexpected response: more than ${MAX_RUNNER_IMAGE_PAGES} pages of ${perPage} images; stopped`
+        });
+      }
+      previousIds = ids;
+    }
+    return all;
+  }
+
+  /**
+   * POST /api/v1/runner-images. Not idempotent (a repeat could create a second image), so it is retried only
+   * when the service cannot have processed it.
+   */
+  async createRunnerImage(req: CreateRunnerImageRequest, opts: CallOpts = {}): Promise<RunnerImage> {
+    validateCreateRunnerImage(req);
+    const unknownOutcome = 'the image may have been created anyway: list the runner images by alias before retrying';
+    return this.#call(
+      ciSpec({
+        method: 'createRunnerImage',
+        call: 'create runner image',
+        httpMethod: 'POST',
+        path: '/api/v1/runner-images',
+        body: req,
+        idempotent: false,
+        signal: opts.signal,
+        unknownOutcomeHint: unknownOutcome
+      }),
+      readRunnerImage,
+      unknownOutcome
+    );
+  }
+
+  /**
+   * PUT /api/v1/runner-images/{id} with `id`, `settings` and `byoc_ami` (spec §2.2); retried like any PUT.
+   * The response shape is not shown: resolves with the record sent back, or `{id}` when there is none.
+   */
+  async updateRunnerImage(imageId: string, req: UpdateRunnerImageRequest, opts: CallOpts = {}): Promise<RunnerImage> {
+    const path = `/api/v1/runner-images/${pathParam('imageId', imageId)}`;
+    validateUpdateRunnerImage(imageId, req);
+    const spec = ciSpec({
+      method: 'updateRunnerImage',
+      call: 'update runner image',
+      httpMethod: 'PUT',
+      path,
+      body: {...req, id: imageId},
+      idempotent: true,
+      signal: opts.signal,
+      notFoundHint: `no runner image "${imageId}": find its id with the runner-images listing (filter by alias)`
+    });
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    const read = readRunnerImage(sent.res.body);
+    if (read.ok) return read.value;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(sent.res.body);
+    } catch {
+      parsed = undefined;
+    }
+    const extra = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
+    return {...extra, id: imageId};
+  }
+
+  /** GET /api/v1/runners (not paginated), filtered by `only_custom_runners` and `image` when given. */
+  async listRunners(query: ListRunnersQuery = {}, opts: CallOpts = {}): Promise<Runner[]> {
+    const q: Record<string, string> = {};
+    if (query.onlyCustomRunners !== undefined) q.only_custom_runners = String(query.onlyCustomRunners);
+    if (query.image !== undefined) {
+      if (query.image.trim() === '') throw new InputError('image', 'must not be empty');
+      q.image = query.image;
+    }
+    return this.#call(
+      ciSpec({
+        method: 'listRunners',
+        call: 'list runners',
+        httpMethod: 'GET',
+        path: '/api/v1/runners',
+        query: Object.keys(q).length > 0 ? q : undefined,
+        idempotent: true,
+        signal: opts.signal,
+        notFoundHint: 'the runners endpoint was not found: check the API URL'
+      }),
+      readRunnerList
+    );
+  }
+
+  /** GET /api/v1/runners/{id}. */
+  async getRunner(runnerId: string, opts: CallOpts = {}): Promise<Runner> {
+    return this.#call(
+      ciSpec({
+        method: 'getRunner',
+        call: 'get runner',
+        httpMethod: 'GET',
+        path: `/api/v1/runners/${pathParam('runnerId', runnerId)}`,
+        idempotent: true,
+        signal: opts.signal,
+        notFoundHint: `no runner "${runnerId}": check the id against the runners listing`
+      }),
+      readRunner
+    );
+  }
+
+  /**
+   * POST /api/v1/runners, validated first (see validateCreateRunner). Not idempotent (a repeat could create a
+   * second runner), so it is retried only when the service cannot have processed it.
+   */
+  async createRunner(req: CreateRunnerRequest, opts: CallOpts = {}): Promise<Runner> {
+    validateCreateRunner(req);
+    const unknownOutcome = `the runner may have been created anyway: look for "${req.name}" in the runners listing before retrying`;
+    return this.#call(
+      ciSpec({
+        method: 'createRunner',
+        call: 'create runner',
+        httpMethod: 'POST',
+        path: '/api/v1/runners',
+        body: req,
+        idempotent: false,
+        signal: opts.signal,
+        unknownOutcomeHint: unknownOutcome
+      }),
+      readRunner,
+      unknownOutcome
+    );
+  }
+
+  /**
+   * PATCH /api/v1/runners/{id} with pool_size, labels and configuration (no role_arn). Treated as not
+   * idempotent: the spec does not say the body replaces rather than merges (labels could be appended), so it
+   * is retried only when the service cannot have processed it.
+   */
+  async updateRunner(runnerId: string, req: UpdateRunnerRequest, opts: CallOpts = {}): Promise<Runner> {
+    const path = `/api/v1/runners/${pathParam('runnerId', runnerId)}`;
+    validateUpdateRunner(req);
+    return this.#call(
+      ciSpec({
+        method: 'updateRunner',
+        call: 'update runner',
+        httpMethod: 'PATCH',
+        path,
+        body: req,
+        idempotent: false,
+        signal: opts.signal,
+        notFoundHint: `no runner "${runnerId}": check the id against the runners listing`,
+        unknownOutcomeHint: 'the update may have been applied anyway: get the runner to check before retrying'
+      }),
+      readRunner
+    );
+  }
+
+  /** DELETE /api/v1/runners/{id}: removes the runner, irreversibly (spec §3); resolves with its record. */
+  async deleteRunner(runnerId: string, opts: CallOpts = {}): Promise<Runner> {
+    return this.#call(
+      ciSpec({
+        method: 'deleteRunner',
+        call: 'delete runner',
+        httpMethod: 'DELETE',
+        path: `/api/v1/runners/${pathParam('runnerId', runnerId)}`,
+        idempotent: true,
+        signal: opts.signal,
+        notFoundHint: `no runner "${runnerId}" (already deleted?): check the id against the runners listing`
+      }),
+      readRunner
+    );
+  }
+
   /** Closes the transport (also an injected one): keep-alive sockets no longer hold the process open. */
   close(): void {
     this.#transport.close();
+  }
+
+  /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
+  async #call<T>(spec: CallSpec, reader: (body: string) => ReadResult<T>, extraHint?: string): Promise<T> {
+    const sent = await this.#send(spec);
+    this.#throwUnlessOk(spec, sent);
+    return this.#read(spec, sent, reader(sent.res.body), extraHint);
   }
 
   /** Sends one call, retrying as the policy allows; resolves with the last response whatever its status. */
@@ -345,6 +625,8 @@ export class ApiClient {
     else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
     if (spec.call === 'assign builder' && !failure.notSent)
       hint = hint ? `${hint}; ${HINT_ASSIGN_UNKNOWN}` : HINT_ASSIGN_UNKNOWN;
+    if (spec.unknownOutcomeHint && !failure.notSent)
+      hint = hint ? `${hint}; ${spec.unknownOutcomeHint}` : spec.unknownOutcomeHint;
     return new ApiError({
       call: spec.call,
       code: failure.code,
@@ -371,9 +653,17 @@ function transportFailure(e: unknown): TransportFailure {
   return {code: typeof code === 'string' && code !== '' ? code : 'ENETWORK', notSent: false, cause: e};
 }
 
+/** A CallSpec of a runner, runner-image or stack endpoint: retried, with the scope hint of spec §5.3. */
+function ciSpec(spec: Omit<CallSpec, 'retry' | 'scopeHint'>): CallSpec {
+  return {...spec, retry: true, scopeHint: HINT_CI_SCOPES};
+}
+
 function statusHint(spec: CallSpec, status: number): string | undefined {
-  if (status === 401) return HINT_401;
-  if (status === 403) return HINT_403;
+  if (status === 401) return spec.scopeHint ? `${HINT_401}; ${spec.scopeHint}` : HINT_401;
+  if (status === 403) return spec.scopeHint ? `${HINT_403}: ${spec.scopeHint}` : HINT_403;
+  if (spec.unknownOutcomeHint && status >= 500 && status !== 501 && status !== 503 && status !== 505) {
+    return `${HINT_5XX}; ${spec.unknownOutcomeHint}`;
+  }
   if (status === 404) return spec.notFoundHint;
   if (status === 429) return HINT_429;
   if (status >= 500) return HINT_5XX;

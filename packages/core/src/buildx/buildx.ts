@@ -19,6 +19,14 @@ export interface BuildxOpts {
   env?: Record<string, string>;
 }
 
+/** A `docker buildx` command failed (locally: retrying on another profile would not help). */
+export class BuildxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BuildxError';
+  }
+}
+
 /** Buildx runs the few `docker buildx` commands the lifecycle needs, argv built by buildx-args. */
 export class Buildx {
   private readonly exec: Exec;
@@ -36,7 +44,7 @@ export class Buildx {
   /** The buildx version (e.g. "0.13.1"), or throws when docker or buildx is unavailable. */
   async version(opts: {signal?: AbortSignal} = {}): Promise<string> {
     const res = await this.run(versionArgs(), {silent: true, timeoutMs: 15000, signal: opts.signal});
-    if (res.exitCode !== 0) throw new Error(`docker buildx is not available: ${lastLine(res)}`);
+    if (res.exitCode !== 0) throw new BuildxError(`docker buildx is not available: ${lastLine(res)}`);
     const m = /v?(\d+\.\d+\.\d+)/.exec(res.stdout);
     return m?.[1] ?? res.stdout.trim();
   }
@@ -45,9 +53,10 @@ export class Buildx {
   async createNode(opts: CreateNodeArgsOpts, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<void> {
     const res = await this.run(createNodeArgs(opts), runOpts);
     if (res.exitCode !== 0) {
-      throw new Error(
-        `Failed to ${opts.append ? 'append node' : 'create buildx builder'} ${opts.node} to "${opts.name}": ${lastLine(res)}`
-      );
+      const what = opts.append
+        ? `append node ${opts.node} to buildx builder "${opts.name}"`
+        : `create buildx builder "${opts.name}" (node ${opts.node})`;
+      throw new BuildxError(`Failed to ${what}: ${lastLine(res)}`);
     }
   }
 
@@ -56,7 +65,7 @@ export class Buildx {
     const res = await this.run(inspectBootstrapArgs(name), runOpts);
     if (res.exitCode !== 0) {
       const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
-      throw new Error(`Failed to bootstrap buildx builder "${name}": ${why}`);
+      throw new BuildxError(`Failed to bootstrap buildx builder "${name}": ${why}`);
     }
     return res.stdout;
   }
@@ -72,7 +81,7 @@ export class Buildx {
     const res = await this.run(rmArgs(name), runOpts);
     if (res.exitCode !== 0) {
       const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
-      throw new Error(`Failed to remove buildx builder "${name}": ${why}`);
+      throw new BuildxError(`Failed to remove buildx builder "${name}": ${why}`);
     }
   }
 

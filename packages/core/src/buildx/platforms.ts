@@ -8,8 +8,12 @@ export function platformsFromArch(arch: string | undefined): string[] {
     .split(/[\s,]+/)
     .map(a => a.trim())
     .filter(a => a !== '')
-    .map(a => (a.includes('/') ? a : `linux/${a}`));
+    .map(a => (a.includes('/') ? a : `linux/${ARCH_ALIASES[a.toLowerCase()] ?? a.toLowerCase()}`))
+    .filter((p, i, all) => all.indexOf(p) === i);
 }
+
+/** Spellings of architectures that other tools use, mapped to the OCI names buildx expects. */
+const ARCH_ALIASES: Record<string, string> = {x64: 'amd64', x86_64: 'amd64', aarch64: 'arm64'};
 
 /** Union of platforms, first-seen order. */
 export function unionPlatforms(lists: string[][]): string[] {

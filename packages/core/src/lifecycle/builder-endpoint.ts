@@ -32,13 +32,14 @@ export function parseBuilderEndpoint(host: string): BuilderEndpoint {
     throw new Error(`the builder host "${host}" is not an address`);
   }
   if (url.protocol !== 'tcp:') throw new Error(`the builder host "${host}" uses ${url.protocol}//; expected tcp://`);
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.username) {
-    throw new Error(`the builder host "${host}" has a path, query or user part; expected host[:port]`);
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash || url.username || url.password) {
+    throw new Error(`the builder host "${host}" has a path, query, fragment or user part; expected host[:port]`);
   }
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (hostname === '') throw new Error(`the builder host "${host}" has no hostname`);
   const defaultedPort = url.port === '';
   const port = defaultedPort ? DEFAULT_BUILDER_PORT : Number(url.port);
+  if (port < 1 || port > 65535) throw new Error(`the builder host "${host}" has port ${port}; expected 1-65535`);
   const shown = isIP(hostname) === 6 ? `[${hostname}]` : hostname;
   return {hostname, port, url: `tcp://${shown}:${port}`, defaultedPort};
 }

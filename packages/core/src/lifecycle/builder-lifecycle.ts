@@ -3,7 +3,7 @@ import {ApiError, errorMessage} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
-import {Buildx} from '../buildx/buildx.js';
+import {Buildx, BuildxError} from '../buildx/buildx.js';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
 import {unionPlatforms} from '../buildx/platforms.js';
 import {createCertDir, writeBuilderCerts} from '../certs/cert-store.js';
@@ -37,6 +37,8 @@ export interface ProvisionedBuilder {
   /** Assignment request → every builder ready (TLS checked), in ms. */
   timeToReadyMs: number;
   buildxCreated: boolean;
+  /** Output of `buildx inspect --bootstrap` (node platforms, BuildKit versions); set when buildx was set up. */
+  inspectOutput?: string;
 }
 
 export interface ProvisionOpts {
@@ -125,7 +127,12 @@ export class BuilderLifecycle {
         return await this.provisionFrom(profile, opts);
       } catch (e) {
         await this.cleanUpAfterFailure(e);
-        if (e instanceof CancelledError || opts.signal?.aborted) throw e;
+        if (opts.signal?.aborted) {
+          // Name what stopped us (e.g. "Cancelled by SIGINT") and where; a killed buildx call says neither.
+          const phase = e instanceof CancelledError ? e.message : 'while setting up the buildx builder';
+          throw new CancelledError(`${abortReason(opts.signal).message} ${phase}; assigned builders were torn down`);
+        }
+        if (e instanceof CancelledError) throw e;
         if (isLast || !this.worthFallingBack(e)) {
           throw failures.length > 0 ? new Error(`${failures.join('; ')}; ${errorMessage(e)}`, {cause: e}) : e;
         }
@@ -171,15 +178,17 @@ export class BuilderLifecycle {
     const timeToReadyMs = this.clock.now() - startedAt;
     this.logger.info(`All builders ready after ${timeToReadyMs} ms`);
 
+    const names = uniqueNodeNames(ready.map(b => b.id));
     const nodes = await Promise.all(
       ready.map(async (b, i): Promise<ProvisionedNode> => {
-        const certs = await writeBuilderCerts(state.certDir, b.id, b.pems);
-        return {name: nodeName(b.id, i), builderId: b.id, endpoint: b.endpoint.url, platforms: b.platforms, certs};
+        const certs = await writeBuilderCerts(state.certDir, names[i], b.pems);
+        return {name: names[i], builderId: b.id, endpoint: b.endpoint.url, platforms: b.platforms, certs};
       })
     );
 
+    let inspectOutput: string | undefined;
     if (opts.setupBuildx) {
-      await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
+      inspectOutput = await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
         this.setupBuildx(nodes, deadline, opts)
       );
     }
@@ -191,7 +200,8 @@ export class BuilderLifecycle {
       platforms: unionPlatforms(nodes.map(n => n.platforms)),
       certDir: state.certDir,
       timeToReadyMs,
-      buildxCreated: state.buildxCreated
+      buildxCreated: state.buildxCreated,
+      ...(inspectOutput !== undefined ? {inspectOutput} : {})
     };
   }
 
@@ -200,7 +210,7 @@ export class BuilderLifecycle {
    * processed, so on cancellation we wait briefly for its answer to learn what to tear down.
    */
   private async assign(profile: string, deadline: number, signal?: AbortSignal): Promise<string[]> {
-    throwIfCancelled(signal);
+    throwIfCancelled(signal, `before assigning from profile "${profile}"`);
     const state = this.state as BuilderState;
     const remaining = Math.max(1, deadline - this.clock.now());
     const request = this.api.assignBuilder(profile, {signal: AbortSignal.timeout(remaining)});
@@ -232,7 +242,7 @@ export class BuilderLifecycle {
           `The assignment from profile "${profile}" did not answer within ${grace} ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI`
         );
       }
-      throw new CancelledError(`Cancelled while assigning a builder from profile "${profile}"`);
+      throw new CancelledError(`while assigning a builder from profile "${profile}"`);
     }
   }
 
@@ -264,16 +274,16 @@ export class BuilderLifecycle {
         })
       );
     } catch (e) {
-      if (signal?.aborted) throw new CancelledError('Cancelled while waiting for builders to be ready');
+      if (signal?.aborted) throw new CancelledError('while waiting for builders to be ready');
       // Promise.all rejects with the first failure, which is the one that aborted the others.
       throw e;
     }
   }
 
-  private async setupBuildx(nodes: ProvisionedNode[], deadline: number, opts: ProvisionOpts): Promise<void> {
+  private async setupBuildx(nodes: ProvisionedNode[], deadline: number, opts: ProvisionOpts): Promise<string> {
     const state = this.state as BuilderState;
     for (const [i, node] of nodes.entries()) {
-      throwIfCancelled(opts.signal);
+      throwIfCancelled(opts.signal, 'while setting up the buildx builder');
       await this.buildx.createNode(
         {
           name: state.builderName,
@@ -291,12 +301,13 @@ export class BuilderLifecycle {
         this.save();
       }
     }
-    throwIfCancelled(opts.signal);
-    await this.buildx.bootstrap(state.builderName, {
+    throwIfCancelled(opts.signal, 'while setting up the buildx builder');
+    const inspectOutput = await this.buildx.bootstrap(state.builderName, {
       signal: opts.signal,
       timeoutMs: Math.max(1000, deadline - this.clock.now())
     });
-    if (opts.signal?.aborted) throw new CancelledError('Cancelled while booting the buildx builder');
+    if (opts.signal?.aborted) throw new CancelledError('while booting the buildx builder');
+    return inspectOutput;
   }
 
   /** After a failed attempt: tear down its builders now (billing stops), and forget the buildx builder. */
@@ -325,7 +336,7 @@ export class BuilderLifecycle {
 
   private worthFallingBack(e: unknown): boolean {
     // Local buildx failures would repeat on any profile.
-    return !(e instanceof Error && /buildx builder/.test(e.message));
+    return !(e instanceof BuildxError);
   }
 
   private save(): void {
@@ -339,8 +350,19 @@ export function nodeName(builderId: string, index: number): string {
   return cleaned !== '' ? cleaned : `node-${index}`;
 }
 
-function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new CancelledError(`Cancelled: ${abortReason(signal).message}`);
+/** Node names for builder ids, distinct even when two ids clean up to the same name. */
+export function uniqueNodeNames(ids: string[]): string[] {
+  const seen = new Set<string>();
+  return ids.map((id, i) => {
+    let name = nodeName(id, i);
+    for (let n = 2; seen.has(name); n++) name = `${nodeName(id, i)}-${n}`;
+    seen.add(name);
+    return name;
+  });
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined, phase: string): void {
+  if (signal?.aborted) throw new CancelledError(phase);
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

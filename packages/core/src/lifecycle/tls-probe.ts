@@ -1,5 +1,5 @@
 import {isIP} from 'node:net';
-import {connect} from 'node:tls';
+import {connect, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
 
 export interface TlsProbeOpts {
@@ -47,15 +47,24 @@ export const mutualTlsProbe: TlsProbe = opts =>
   new Promise<void>((resolve, reject) => {
     const where = `${opts.hostname}:${opts.port}`;
     if (opts.signal?.aborted) return reject(new TlsProbeError('aborted', `TLS check of ${where} was cancelled`));
-    const socket = connect({
-      host: opts.hostname,
-      port: opts.port,
-      ca: opts.pems.ca,
-      cert: opts.pems.cert,
-      key: opts.pems.key,
-      ALPNProtocols: ['h2'],
-      ...(isIP(opts.hostname) ? {} : {servername: opts.hostname})
-    });
+    let socket: TLSSocket;
+    try {
+      socket = connect({
+        host: opts.hostname,
+        port: opts.port,
+        ca: opts.pems.ca,
+        cert: opts.pems.cert,
+        key: opts.pems.key,
+        ALPNProtocols: ['h2'],
+        ...(isIP(opts.hostname) ? {} : {servername: opts.hostname})
+      });
+    } catch (e) {
+      // An unusable key or a key that does not match the certificate fails before any connection.
+      const err = e as NodeJS.ErrnoException;
+      return reject(
+        new TlsProbeError('rejected', `the TLS material for ${where} is unusable: ${err.message}`, err.code)
+      );
+    }
     let done = false;
     const finish = (err?: TlsProbeError): void => {
       if (done) return;

@@ -1,0 +1,638 @@
+import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {mkdtemp, readFile, rm, stat} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {Buildx} from '../../src/buildx/buildx.js';
+import {ApiError} from '../../src/errors.js';
+import {
+  BuilderLifecycle,
+  nodeName,
+  type BuilderLifecycleOpts,
+  type ProvisionOpts
+} from '../../src/lifecycle/builder-lifecycle.js';
+import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
+import {BuilderFailedError, BuilderTimeoutError, type PollSchedule} from '../../src/lifecycle/readiness.js';
+import {loadBuilderState, type BuilderState} from '../../src/state.js';
+import {
+  assigned,
+  deferred,
+  FakeBuilderApi,
+  httpError,
+  pendingDetails,
+  readyDetails
+} from '../fakes/fake-builder-api.js';
+import {FakeClock} from '../fakes/fake-clock.js';
+import {FakeExec, subcommand, type ExecHandler} from '../fakes/fake-exec.js';
+import {FakeProbe} from '../fakes/fake-probe.js';
+import {TEST_PEMS} from '../fakes/pems.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
+import {RecordingStateStore} from '../fakes/recording-state-store.js';
+
+const schedule: PollSchedule = {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400};
+const API_URL = 'https://api.example.com';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'lifecycle-test-'));
+});
+afterEach(async () => {
+  await rm(root, {recursive: true, force: true});
+});
+
+function harness(over: Partial<BuilderLifecycleOpts> = {}) {
+  const events: string[] = [];
+  const api = new FakeBuilderApi(events);
+  const store = new RecordingStateStore(events);
+  const clock = new FakeClock();
+  const logger = new RecordingLogger();
+  const probe = new FakeProbe();
+  const exec = new FakeExec();
+  const handle = (h: ExecHandler): void => {
+    exec.handler = h;
+  };
+  const recordDocker: ExecHandler = c => {
+    events.push(`docker:${subcommand(c.args)}`);
+    return {};
+  };
+  exec.handler = recordDocker;
+  const lifecycle = new BuilderLifecycle({
+    api,
+    apiUrl: API_URL,
+    state: store,
+    logger,
+    clock,
+    probe: probe.probe,
+    buildx: new Buildx({exec, logger}),
+    certRoot: root,
+    builderName: 'rb',
+    schedule,
+    inFlightGraceMs: 200,
+    teardownTimeoutMs: 2000,
+    ...over
+  });
+  const provision = (o: Partial<ProvisionOpts> = {}) =>
+    lifecycle.provision({profiles: ['amd'], timeoutMs: 10_000, setupBuildx: true, use: true, ...o});
+  const state = (): BuilderState => loadBuilderState(store) as BuilderState;
+  return {events, api, store, clock, logger, probe, exec, handle, lifecycle, provision, state};
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err
+  );
+  expect(e).toBeInstanceOf(Error);
+  return e as Error;
+}
+
+const certsOf = (certDir: string, id: string) => ({
+  cacert: join(certDir, id, 'ca.pem'),
+  cert: join(certDir, id, 'cert.pem'),
+  key: join(certDir, id, 'key.pem')
+});
+const driverOpt = (certDir: string, id: string) =>
+  `cacert=${join(certDir, id, 'ca.pem')},cert=${join(certDir, id, 'cert.pem')},key=${join(certDir, id, 'key.pem')}`;
+
+describe('BuilderLifecycle.provision: success', () => {
+  test('one builder: assign → ready → certs on disk → buildx create → bootstrap', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1'))
+      .onDetails('b1', pendingDetails({status: 'pending'}), readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
+    const res = await h.provision();
+    const certDir = res.certDir;
+    expect(dirname(certDir)).toBe(root);
+    expect(res).toEqual({
+      name: 'rb',
+      profile: 'amd',
+      builderIds: ['b1'],
+      nodes: [
+        {
+          name: 'b1',
+          builderId: 'b1',
+          endpoint: 'tcp://10.0.0.1:1234',
+          platforms: ['linux/amd64'],
+          certs: certsOf(certDir, 'b1')
+        }
+      ],
+      platforms: ['linux/amd64'],
+      certDir,
+      timeToReadyMs: 100,
+      buildxCreated: true
+    });
+    expect(h.exec.argvs).toEqual([
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--node',
+        'b1',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b1'),
+        '--platform',
+        'linux/amd64',
+        '--use',
+        'tcp://10.0.0.1:1234'
+      ],
+      ['buildx', 'inspect', '--bootstrap', '--builder', 'rb']
+    ]);
+    expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([9900, 9900]);
+    expect(await readFile(join(certDir, 'b1', 'key.pem'), 'utf8')).toBe(TEST_PEMS.key);
+    expect(await readFile(join(certDir, 'b1', 'ca.pem'), 'utf8')).toBe(TEST_PEMS.ca);
+    expect(await readFile(join(certDir, 'b1', 'cert.pem'), 'utf8')).toBe(TEST_PEMS.cert);
+    expect((await stat(certDir)).mode & 0o777).toBe(0o700);
+    expect(h.state()).toEqual({
+      v: 1,
+      builderName: 'rb',
+      builderIds: ['b1'],
+      tornDownIds: [],
+      certDir,
+      apiUrl: API_URL,
+      profile: 'amd',
+      buildxCreated: true
+    });
+    expect(h.api.teardownCalls).toEqual([]);
+    expect(h.lifecycle.currentState).toEqual(h.state());
+  });
+
+  test('three builders: create, then --append per further builder, then one bootstrap; platforms are the union', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2', 'b3'))
+      .onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}))
+      .onDetails('b2', pendingDetails(), readyDetails('10.0.0.2:1234', {arch: 'arm64'}))
+      .onDetails('b3', readyDetails('10.0.0.3', {arch: 'amd64'}));
+    const res = await h.provision();
+    const certDir = res.certDir;
+    expect(res.builderIds).toEqual(['b1', 'b2', 'b3']);
+    expect(res.platforms).toEqual(['linux/amd64', 'linux/arm64']);
+    expect(res.nodes.map(n => [n.name, n.endpoint, n.platforms])).toEqual([
+      ['b1', 'tcp://10.0.0.1:1234', ['linux/amd64']],
+      ['b2', 'tcp://10.0.0.2:1234', ['linux/arm64']],
+      ['b3', 'tcp://10.0.0.3:2376', ['linux/amd64']]
+    ]);
+    expect(h.exec.argvs).toEqual([
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--node',
+        'b1',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b1'),
+        '--platform',
+        'linux/amd64',
+        '--use',
+        'tcp://10.0.0.1:1234'
+      ],
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--append',
+        '--node',
+        'b2',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b2'),
+        '--platform',
+        'linux/arm64',
+        'tcp://10.0.0.2:1234'
+      ],
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--append',
+        '--node',
+        'b3',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b3'),
+        '--platform',
+        'linux/amd64',
+        'tcp://10.0.0.3:2376'
+      ],
+      ['buildx', 'inspect', '--bootstrap', '--builder', 'rb']
+    ]);
+    for (const id of ['b1', 'b2', 'b3']) {
+      for (const file of ['ca.pem', 'cert.pem', 'key.pem'])
+        expect((await stat(join(certDir, id, file))).mode & 0o777).toBe(0o600);
+    }
+    expect(h.state().builderIds).toEqual(['b1', 'b2', 'b3']);
+    expect(h.logger.messages('info')).toContain('Assigned 3 builders: b1, b2, b3');
+  });
+
+  test('state is saved right after the assignment answers, before the first details request', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    await h.provision();
+    expect(h.events.slice(0, 4)).toEqual(['save:builder:[]', 'assign:amd', 'save:builder:[b1,b2]', 'details:b1']);
+    // buildxCreated is saved right after the first node, before the next docker call.
+    expect(h.events.slice(-4)).toEqual(['docker:create', 'save:builder:[b1,b2]', 'docker:create', 'docker:inspect']);
+    expect(h.store.saves.map(v => (JSON.parse(v) as BuilderState).buildxCreated)).toEqual([false, false, true]);
+  });
+
+  test('setupBuildx false → no docker call; the certificates are still written', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234'));
+    const res = await h.provision({setupBuildx: false});
+    expect(h.exec.calls).toEqual([]);
+    expect(res.buildxCreated).toBe(false);
+    expect(h.state().buildxCreated).toBe(false);
+    expect(await readFile(res.nodes[0]!.certs.key, 'utf8')).toBe(TEST_PEMS.key);
+  });
+
+  test('use false → no --use', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234'));
+    await h.provision({use: false});
+    expect(h.exec.argvs[0]).not.toContain('--use');
+  });
+
+  test('without a name, the builder is called remote-builder-<8 hex>', async () => {
+    const h = harness({builderName: undefined});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234'));
+    const res = await h.provision({setupBuildx: false});
+    expect(res.name).toMatch(/^remote-builder-[0-9a-f]{8}$/);
+    expect(h.state().builderName).toBe(res.name);
+  });
+
+  test('no profile → an error before anything is assigned', async () => {
+    const h = harness();
+    await expect(h.provision({profiles: []})).rejects.toHaveProperty('message', 'no builder profile given');
+    expect(h.api.assignCalls).toEqual([]);
+  });
+});
+
+describe('BuilderLifecycle.provision: failures tear everything down', () => {
+  test('readiness timeout → every builder torn down, the timeout thrown', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2', 'b3'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', pendingDetails())
+      .onDetails('b3', readyDetails('10.0.0.3:1'));
+    const e = await failure(h.provision({timeoutMs: 1000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe('Builder b2 was not ready in time: details lack host, ca, client_cert, client_key');
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2', 'b3']);
+    expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2', 'b3']);
+    expect(h.exec.calls).toEqual([]);
+  });
+
+  test('one of three fails → all three torn down, the failure thrown', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2', 'b3'))
+      .onDetails('b1', pendingDetails())
+      .onDetails('b2', pendingDetails(), pendingDetails({status: 'failed'}))
+      .onDetails('b3', pendingDetails());
+    const e = await failure(h.provision());
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe('Builder b2 failed to start (status "failed")');
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2', 'b3']);
+    // The others stopped polling at once: no details request after the failure.
+    const atFailure = h.api.detailsCalls.length;
+    await new Promise(resolve => setTimeout(resolve, 20));
+    expect(h.api.detailsCalls.length).toBe(atFailure);
+    expect(atFailure).toBeLessThanOrEqual(9);
+    expect(h.state()).toMatchObject({builderIds: ['b1', 'b2', 'b3'], buildxCreated: false});
+    expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2', 'b3']);
+  });
+
+  test('buildx create failing → teardown, no fallback to the next profile', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onAssign('arm', assigned('b9')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c => (subcommand(c.args) === 'create' ? {exitCode: 1, stderr: 'ERROR: invalid driver opt\n'} : {}));
+    const e = await failure(h.provision({profiles: ['amd', 'arm']}));
+    expect(e.message).toBe('Failed to create buildx builder "rb" (node b1): ERROR: invalid driver opt');
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.state()).toMatchObject({builderIds: ['b1'], tornDownIds: ['b1'], buildxCreated: false});
+    // Nothing was created, so nothing is removed.
+    expect(h.exec.argvs.map(subcommand)).toEqual(['create']);
+  });
+
+  test('buildx create --append failing → teardown, no fallback to the next profile', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onAssign('arm', assigned('b9'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'))
+      .onDetails('b9', readyDetails('10.0.0.9:1'));
+    h.handle(c => (c.args.includes('--append') ? {exitCode: 1, stderr: 'ERROR: failed to append\n'} : {}));
+    // A local buildx failure would repeat on any profile (like a failed create, which does not fall back),
+    // but the append error's message lacks "buildx builder", so worthFallingBack() lets it fall back.
+    const outcome = await h.provision({profiles: ['amd', 'arm']}).then(
+      r => `provisioned from profile "${r.profile}"`,
+      (err: Error) => err.message
+    );
+    expect({outcome, assigned: h.api.assignCalls.map(c => c.profile)}).toEqual({
+      outcome: 'Failed to append node b2 to buildx builder "rb": ERROR: failed to append',
+      assigned: ['amd']
+    });
+  });
+
+  test('buildx create --append failing → the builder created by the first node is removed, all torn down', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    h.handle(c => (c.args.includes('--append') ? {exitCode: 1, stderr: 'ERROR: failed to append\n'} : {}));
+    const e = await failure(h.provision());
+    expect(e.message).toBe('Failed to append node b2 to buildx builder "rb": ERROR: failed to append');
+    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'create', 'rm']);
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1', 'b2'], buildxCreated: false});
+  });
+
+  test('bootstrap failing → teardown, buildx rm, no fallback', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onAssign('arm', assigned('b9')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c => (c.args.includes('--bootstrap') ? {exitCode: 1, stderr: 'ERROR: tls: bad certificate\n'} : {}));
+    const e = await failure(h.provision({profiles: ['amd', 'arm']}));
+    expect(e.message).toBe('Failed to bootstrap buildx builder "rb": ERROR: tls: bad certificate');
+    expect(h.exec.argvs).toEqual([
+      expect.arrayContaining(['create']),
+      ['buildx', 'inspect', '--bootstrap', '--builder', 'rb'],
+      ['buildx', 'rm', 'rb']
+    ]);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+
+  test('a failed buildx rm after a failure only warns and leaves buildxCreated for post', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c =>
+      subcommand(c.args) === 'create' ? {} : {exitCode: 1, stderr: `ERROR: ${subcommand(c.args)} failed\n`}
+    );
+    const e = await failure(h.provision());
+    expect(e.message).toBe('Failed to bootstrap buildx builder "rb": ERROR: inspect failed');
+    expect(h.logger.messages('warning')).toContain('Failed to remove buildx builder "rb": ERROR: rm failed');
+    expect(h.state().buildxCreated).toBe(true);
+  });
+
+  test('a teardown that fails during cleanup is left for post, with a warning', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1'))
+      .onDetails('b1', pendingDetails({status: 'failed'}))
+      .onTeardown(
+        'b1',
+        httpError('tear down builder', 503),
+        httpError('tear down builder', 503),
+        httpError('tear down builder', 503, 'down')
+      );
+    await expect(h.provision()).rejects.toBeInstanceOf(BuilderFailedError);
+    expect(h.api.tornDown).toEqual(['b1', 'b1', 'b1']);
+    expect(h.state()).toMatchObject({builderIds: ['b1'], tornDownIds: []});
+    expect(h.logger.messages('warning')).toContain(
+      'Builder b1 could not be torn down and may still be billed: Failed to tear down builder: HTTP 503: down. The post step will try again.'
+    );
+  });
+});
+
+describe('BuilderLifecycle.provision: profile fallback', () => {
+  test('first profile 404 → the second is used', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', httpError('assign builder', 404, 'no such profile'))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b2', readyDetails('10.0.0.2:1', {arch: 'arm64'}));
+    const res = await h.provision({profiles: ['amd', 'arm']});
+    expect(res).toMatchObject({profile: 'arm', builderIds: ['b2'], platforms: ['linux/arm64']});
+    expect(h.api.teardownCalls).toEqual([]);
+    expect(h.logger.messages('warning')).toEqual([
+      'Profile "amd" gave no ready builder (Failed to assign builder: HTTP 404: no such profile); trying "arm"'
+    ]);
+    expect(h.state()).toMatchObject({builderIds: ['b2'], tornDownIds: [], profile: 'arm'});
+  });
+
+  test('first profile never ready → its builders torn down (recorded), the second used', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1'))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b1', pendingDetails())
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    const res = await h.provision({profiles: ['amd', 'arm'], timeoutMs: 1000});
+    expect(res).toMatchObject({profile: 'arm', builderIds: ['b2'], buildxCreated: true});
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.events.indexOf('teardown:b1')).toBeLessThan(h.events.indexOf('assign:arm'));
+    expect(h.state()).toMatchObject({
+      builderIds: ['b1', 'b2'],
+      tornDownIds: ['b1'],
+      profile: 'arm',
+      buildxCreated: true
+    });
+    expect(h.exec.argvs[0]).toContain('b2');
+  });
+
+  test('every profile failing → one error naming each', async () => {
+    const h = harness();
+    const last = httpError('assign builder', 503, 'overloaded');
+    h.api
+      .onAssign('amd', httpError('assign builder', 404))
+      .onAssign('arm', assigned('b2'))
+      .onAssign('big', last)
+      .onDetails('b2', pendingDetails({status: 'failed'}));
+    const e = await failure(h.provision({profiles: ['amd', 'arm', 'big']}));
+    expect(e.message).toBe(
+      'profile "amd": Failed to assign builder: HTTP 404; profile "arm": Builder b2 failed to start (status "failed"); Failed to assign builder: HTTP 503: overloaded'
+    );
+    expect(e.cause).toBe(last);
+    expect(h.api.tornDown).toEqual(['b2']);
+  });
+
+  test('an assignment sent without an answer warns that a builder may be billed, then falls back', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', new ApiError({call: 'assign builder', code: 'ETIMEDOUT'}))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    await h.provision({profiles: ['amd', 'arm'], setupBuildx: false});
+    expect(h.logger.messages('warning')[0]).toBe(
+      'The assignment from profile "amd" was sent but got no answer (ETIMEDOUT); if the service processed it, a builder may be billed until its idle time-out: check the builders in the web UI'
+    );
+  });
+
+  test('an assignment provably not sent does not warn about billing', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', new ApiError({call: 'assign builder', code: 'ECONNREFUSED', notSent: true}))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    await h.provision({profiles: ['amd', 'arm'], setupBuildx: false});
+    expect(h.logger.messages('warning')).toEqual([
+      'Profile "amd" gave no ready builder (Failed to assign builder: ECONNREFUSED); trying "arm"'
+    ]);
+  });
+
+  test('each profile gets its own deadline', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1'))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b1', pendingDetails())
+      .onDetails('b2', pendingDetails(), pendingDetails(), readyDetails('10.0.0.2:1'));
+    const res = await h.provision({profiles: ['amd', 'arm'], timeoutMs: 500, setupBuildx: false});
+    expect(res.timeToReadyMs).toBe(200);
+  });
+});
+
+describe('BuilderLifecycle.provision: cancellation', () => {
+  test('cancelled while the assignment is in flight → waits for the answer, tears the late builders down, CancelledError', async () => {
+    const h = harness();
+    const answer = deferred<ReturnType<typeof assigned>>();
+    h.api.onAssign('amd', () => answer.promise);
+    const controller = new AbortController();
+    const run = h.provision({profiles: ['amd', 'arm'], signal: controller.signal});
+    await new Promise(resolve => setTimeout(resolve, 10));
+    expect(h.api.assignCalls).toHaveLength(1);
+    controller.abort(new CancelledError('Cancelled by SIGINT'));
+    // The request itself is not cancelled: it may already be processed.
+    expect(h.api.assignCalls[0]?.signal?.aborted).toBe(false);
+    setTimeout(() => answer.resolve(assigned('b1', 'b2')), 30);
+    const e = await failure(run);
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(e.message).toBe(
+      'Cancelled by SIGINT while assigning a builder from profile "amd"; assigned builders were torn down'
+    );
+    expect(h.api.tornDown).toEqual(['b1', 'b2']);
+    expect(h.api.detailsCalls).toEqual([]);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.state()).toMatchObject({builderIds: ['b1', 'b2'], tornDownIds: ['b1', 'b2']});
+  });
+
+  test('cancelled while the assignment is in flight and no answer within the grace → a warning, CancelledError', async () => {
+    const h = harness({inFlightGraceMs: 50});
+    h.api.onAssign('amd', () => new Promise(() => undefined));
+    const controller = new AbortController();
+    const run = h.provision({signal: controller.signal});
+    await new Promise(resolve => setTimeout(resolve, 10));
+    controller.abort(new CancelledError('Cancelled by SIGTERM'));
+    const started = Date.now();
+    const e = await failure(run);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(h.logger.messages('warning')).toEqual([
+      'The assignment from profile "amd" did not answer within 50 ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI'
+    ]);
+    expect(h.api.teardownCalls).toEqual([]);
+  });
+
+  test('cancelled before anything started → CancelledError, nothing assigned', async () => {
+    const h = harness();
+    const e = await failure(h.provision({signal: AbortSignal.abort(new CancelledError('Cancelled by SIGINT'))}));
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(e.message).toBe('Cancelled by SIGINT before assigning from profile "amd"; assigned builders were torn down');
+    expect(h.api.assignCalls).toEqual([]);
+  });
+
+  test('cancelled during readiness → every builder torn down, CancelledError, no fallback', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onAssign('arm', assigned('b9'))
+      .onDetails('b1', pendingDetails())
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    const controller = new AbortController();
+    h.clock.onSleep = (_ms, i) => {
+      if (i === 2) controller.abort(new CancelledError('Cancelled by SIGINT'));
+    };
+    const e = await failure(h.provision({profiles: ['amd', 'arm'], signal: controller.signal}));
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(e.message).toBe(
+      'Cancelled by SIGINT while waiting for builders to be ready; assigned builders were torn down'
+    );
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.exec.calls).toEqual([]);
+    expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2']);
+  });
+
+  test('cancelled between buildx create and bootstrap → teardown and buildx rm, CancelledError', async () => {
+    const h = harness();
+    const controller = new AbortController();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c => {
+      if (subcommand(c.args) === 'create') controller.abort(new CancelledError('Cancelled by SIGINT'));
+      return {};
+    });
+    const e = await failure(h.provision({signal: controller.signal}));
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'rm']);
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+  test('cancelled while buildx create runs (the command is killed) → teardown, nothing left created', async () => {
+    const h = harness();
+    const controller = new AbortController();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c => {
+      if (subcommand(c.args) !== 'create') return {};
+      expect(c.opts.signal).toBe(controller.signal);
+      controller.abort(new CancelledError('Cancelled by SIGINT'));
+      return {exitCode: 128, killed: 'aborted'};
+    });
+    await expect(h.provision({profiles: ['amd', 'arm'], signal: controller.signal})).rejects.toBeInstanceOf(Error);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+});
+
+describe('BuilderLifecycle.teardownAll', () => {
+  test('before provision → nothing to do', async () => {
+    const h = harness();
+    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: [], alreadyGone: [], failed: []});
+    expect(h.api.teardownCalls).toEqual([]);
+  });
+
+  test('after provision → tears down every builder once, then nothing is left', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'))
+      .onTeardown('b2', {alreadyGone: true});
+    await h.provision({setupBuildx: false});
+    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: ['b1'], alreadyGone: ['b2'], failed: []});
+    expect(h.state().tornDownIds).toEqual(['b1', 'b2']);
+    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: [], alreadyGone: [], failed: []});
+    expect(h.api.tornDown).toEqual(['b1', 'b2']);
+  });
+});
+
+describe('nodeName', () => {
+  // prettier-ignore
+  test.each<[number, string, number, string]>([
+    [1, 'b1', 0, 'b1'],
+    [2, '3f2a9c1e-0000-4000-8000-00000000abcd', 0, '3f2a9c1e-0000-4000-8000-00000000abcd'],
+    [3, 'abc/def', 0, 'abc-def'],
+    [4, 'builder:1.2', 1, 'builder-1.2'],
+    [5, '--x', 0, 'x'],
+    [6, '.hidden', 0, 'hidden'],
+    [7, '@@@', 3, 'node-3'],
+    [8, '', 2, 'node-2']
+  ])('[%d] builder id %o (index %d) → %o', (_n, id, index, expected) => {
+    expect(nodeName(id, index)).toBe(expected);
+  });
+});

@@ -1,0 +1,461 @@
+import {describe, expect, test} from '@jest/globals';
+import {ApiError} from '../../src/errors.js';
+import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
+import {
+  BuilderFailedError,
+  BuilderTimeoutError,
+  DEFAULT_POLL_SCHEDULE,
+  waitForBuilderReady,
+  type PollSchedule,
+  type ReadyBuilder
+} from '../../src/lifecycle/readiness.js';
+import {FakeBuilderApi, httpError, pendingDetails, readyDetails, type DetailsStep} from '../fakes/fake-builder-api.js';
+import {FakeClock} from '../fakes/fake-clock.js';
+import {FakeProbe, rejected, unreachable, type ProbeStep} from '../fakes/fake-probe.js';
+import {TEST_KEY_SECRET_LINES, TEST_PEMS} from '../fakes/pems.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
+
+const schedule: PollSchedule = {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400};
+const HOST = '10.0.0.1:1234';
+const pems = {ca: TEST_PEMS.ca, cert: TEST_PEMS.cert, key: TEST_PEMS.key};
+
+interface Harness {
+  api: FakeBuilderApi;
+  clock: FakeClock;
+  logger: RecordingLogger;
+  probe: FakeProbe;
+  run: (opts?: {deadline?: number; signal?: AbortSignal; schedule?: PollSchedule | null}) => Promise<ReadyBuilder>;
+}
+
+function harness(details: DetailsStep[], probeSteps: ProbeStep[] = []): Harness {
+  const api = new FakeBuilderApi().onDetails('b1', ...details);
+  const clock = new FakeClock();
+  const logger = new RecordingLogger();
+  const probe = new FakeProbe().on('10.0.0.1', ...probeSteps);
+  const run: Harness['run'] = (o = {}) =>
+    waitForBuilderReady('b1', {
+      api,
+      clock,
+      logger,
+      probe: probe.probe,
+      deadline: o.deadline ?? 60_000,
+      ...(o.signal ? {signal: o.signal} : {}),
+      ...(o.schedule === null ? {} : {schedule: o.schedule ?? schedule})
+    });
+  return {api, clock, logger, probe, run};
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err
+  );
+  expect(e).toBeInstanceOf(Error);
+  return e as Error;
+}
+
+describe('waitForBuilderReady: ready', () => {
+  test('complete details and a successful probe → ready at once', async () => {
+    const h = harness([readyDetails(HOST)]);
+    const ready = await h.run({deadline: 60_000});
+    expect(ready).toEqual({
+      id: 'b1',
+      endpoint: {hostname: '10.0.0.1', port: 1234, url: 'tcp://10.0.0.1:1234', defaultedPort: false},
+      platforms: [],
+      pems,
+      detailsRequests: 1
+    });
+    expect(ready).not.toHaveProperty('arch');
+    expect(h.clock.sleeps).toEqual([]);
+    expect(h.probe.calls).toEqual([{hostname: '10.0.0.1', port: 1234, pems, timeoutMs: 5000, signal: undefined}]);
+  });
+
+  test('details are asked without client retries and with a live, time-limited signal', async () => {
+    const h = harness([readyDetails(HOST)]);
+    await h.run();
+    expect(h.api.detailsCalls).toHaveLength(1);
+    expect(h.api.detailsCalls[0]?.retry).toBe(false);
+    expect(h.api.detailsCalls[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(h.api.detailsCalls[0]?.signal?.aborted).toBe(false);
+  });
+
+  // prettier-ignore
+  test.each<[number, string | undefined, string[]]>([
+    [1, 'amd64', ['linux/amd64']],
+    [2, 'arm64', ['linux/arm64']],
+    [3, 'amd64,arm64', ['linux/amd64', 'linux/arm64']],
+    [4, 'linux/arm64', ['linux/arm64']]
+  ])('[%d] arch %o → platforms %o', async (_n, arch, platforms) => {
+    const h = harness([readyDetails(HOST, {arch})]);
+    const ready = await h.run();
+    expect(ready.arch).toBe(arch);
+    expect(ready.platforms).toEqual(platforms);
+  });
+
+  test('a host without a port → the default port, marked as assumed', async () => {
+    const h = harness([readyDetails('10.0.0.1')]);
+    const ready = await h.run();
+    expect(ready.endpoint).toEqual({hostname: '10.0.0.1', port: 2376, url: 'tcp://10.0.0.1:2376', defaultedPort: true});
+    expect(h.probe.calls[0]?.port).toBe(2376);
+  });
+
+  // prettier-ignore
+  test.each<[number, string]>([
+    [1, 'ready'],
+    [2, 'READY'],
+    [3, 'Ready']
+  ])('[%d] status %o counts as ready', async (_n, status) => {
+    const h = harness([readyDetails(HOST, {status})]);
+    await expect(h.run()).resolves.toMatchObject({id: 'b1', detailsRequests: 1});
+  });
+
+  test('the probe time limit is min(5000, time left)', async () => {
+    const h = harness([readyDetails(HOST)]);
+    await h.run({deadline: 3000});
+    expect(h.probe.calls[0]?.timeoutMs).toBe(3000);
+  });
+});
+
+describe('waitForBuilderReady: polling', () => {
+  // prettier-ignore
+  test.each<[number, string, DetailsStep, string]>([
+    [1, 'status pending with every field', readyDetails(HOST, {status: 'pending'}), 'status is "pending"'],
+    [2, 'status provisioning with every field', readyDetails(HOST, {status: 'Provisioning'}), 'status is "provisioning"'],
+    [3, 'nothing yet', pendingDetails(), 'details lack host, ca, client_cert, client_key'],
+    [4, 'nothing yet, status pending', pendingDetails({status: 'pending'}), 'details lack host, ca, client_cert, client_key (status "pending")'],
+    [5, 'no host', readyDetails('', {}, {}), 'details lack host'],
+    [6, 'blank host', readyDetails('   '), 'details lack host'],
+    [7, 'no ca', readyDetails(HOST, {}, {ca: ''}), 'details lack ca'],
+    [8, 'no client_cert', readyDetails(HOST, {}, {client_cert: ''}), 'details lack client_cert'],
+    [9, 'no client_key', readyDetails(HOST, {}, {client_key: ''}), 'details lack client_key'],
+    [10, 'ca and key missing, status ready', readyDetails(HOST, {status: 'ready'}, {ca: '', client_key: ''}), 'details lack ca, client_key (status "ready")']
+  ])('[%d] %s → polls at intervalMs, then ready once complete', async (_n, _what, notYet, _why) => {
+    const h = harness([notYet, notYet, readyDetails(HOST)]);
+    const ready = await h.run();
+    expect(ready.detailsRequests).toBe(3);
+    expect(h.clock.sleeps).toEqual([100, 100]);
+    expect(h.probe.calls).toHaveLength(1);
+  });
+
+  // prettier-ignore
+  test.each<[number, DetailsStep, string]>([
+    [1, readyDetails(HOST, {status: 'pending'}), 'Builder b1 was not ready in time: status is "pending"'],
+    [2, pendingDetails(), 'Builder b1 was not ready in time: details lack host, ca, client_cert, client_key'],
+    [3, readyDetails(HOST, {status: 'starting'}, {client_cert: ''}), 'Builder b1 was not ready in time: details lack client_cert (status "starting")']
+  ])('[%d] never complete → BuilderTimeoutError at the deadline naming the last problem', async (_n, notYet, message) => {
+    const h = harness([notYet]);
+    const e = await failure(h.run({deadline: 1000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(message);
+    expect((e as BuilderTimeoutError).builderId).toBe('b1');
+    expect(h.api.detailsCount('b1')).toBe(10);
+    expect(h.clock.sleeps).toEqual(Array(10).fill(100));
+    expect(h.clock.now()).toBe(1000);
+    expect(h.probe.calls).toEqual([]);
+  });
+
+  test('the last sleep is clamped to the deadline', async () => {
+    const h = harness([pendingDetails()]);
+    await expect(h.run({deadline: 250})).rejects.toBeInstanceOf(BuilderTimeoutError);
+    expect(h.clock.sleeps).toEqual([100, 100, 50]);
+    expect(h.api.detailsCount('b1')).toBe(3);
+  });
+
+  test('a deadline already passed → timeout without a request', async () => {
+    const h = harness([readyDetails(HOST)]);
+    h.clock.t = 5000;
+    const e = await failure(h.run({deadline: 5000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe('Builder b1 was not ready in time: no details received yet');
+    expect(h.api.detailsCalls).toEqual([]);
+  });
+
+  test('the period is start-to-start: a slow answer shortens the sleep', async () => {
+    const h = harness([
+      () => {
+        h.clock.advance(30);
+        return pendingDetails();
+      },
+      () => {
+        h.clock.advance(150);
+        return pendingDetails();
+      },
+      readyDetails(HOST)
+    ]);
+    await h.run();
+    expect(h.clock.sleeps).toEqual([70]);
+    expect(h.api.detailsCount('b1')).toBe(3);
+  });
+
+  test('without a schedule, the default one (250 ms) is used', async () => {
+    expect(DEFAULT_POLL_SCHEDULE).toEqual({intervalMs: 250, probeIntervalMs: 250, maxBackoffMs: 2000});
+    const h = harness([pendingDetails(), readyDetails(HOST)], [unreachable(), 'ok']);
+    await h.run({schedule: null});
+    expect(h.clock.sleeps).toEqual([250, 250]);
+  });
+});
+
+describe('waitForBuilderReady: failures', () => {
+  // prettier-ignore
+  test.each<[number, string, string]>([
+    [1, 'failed', 'Builder b1 failed to start (status "failed")'],
+    [2, 'FAILED', 'Builder b1 failed to start (status "FAILED")'],
+    [3, 'error', 'Builder b1 failed to start (status "error")'],
+    [4, 'terminated', 'Builder b1 was terminated before it became ready'],
+    [5, 'deleted', 'Builder b1 was terminated before it became ready']
+  ])('[%d] status %o fails at once with BuilderFailedError', async (_n, status, message) => {
+    const h = harness([pendingDetails({status: 'pending'}), pendingDetails({status}), readyDetails(HOST)]);
+    const e = await failure(h.run());
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe(message);
+    expect((e as BuilderFailedError).builderId).toBe('b1');
+    expect(h.api.detailsCount('b1')).toBe(2);
+    expect(h.clock.sleeps).toEqual([100]);
+  });
+
+  test('status failed wins even when every field is present', async () => {
+    const h = harness([readyDetails(HOST, {status: 'failed'})]);
+    await expect(h.run()).rejects.toBeInstanceOf(BuilderFailedError);
+    expect(h.probe.calls).toEqual([]);
+  });
+
+  // prettier-ignore
+  test.each<[number, number]>([
+    [1, 401],
+    [2, 403]
+  ])('[%d] HTTP %d fails at once with the ApiError', async (_n, status) => {
+    const err = httpError('get builder details', status, 'unauthorized');
+    const h = harness([err, readyDetails(HOST)]);
+    const e = await failure(h.run());
+    expect(e).toBe(err);
+    expect(h.api.detailsCount('b1')).toBe(1);
+    expect(h.clock.sleeps).toEqual([]);
+  });
+
+  test('404 is tolerated twice in a row (backing off), then ready', async () => {
+    const h = harness([
+      httpError('get builder details', 404),
+      httpError('get builder details', 404),
+      readyDetails(HOST)
+    ]);
+    const ready = await h.run();
+    expect(ready.detailsRequests).toBe(3);
+    expect(h.clock.sleeps).toEqual([200, 400]);
+  });
+
+  test('a third 404 in a row fails with it', async () => {
+    const third = httpError('get builder details', 404, 'no such builder');
+    const h = harness([
+      httpError('get builder details', 404),
+      httpError('get builder details', 404),
+      third,
+      readyDetails(HOST)
+    ]);
+    const e = await failure(h.run());
+    expect(e).toBe(third);
+    expect(e.message).toBe('Failed to get builder details: HTTP 404: no such builder');
+    expect(h.api.detailsCount('b1')).toBe(3);
+    expect(h.clock.sleeps).toEqual([200, 400]);
+  });
+
+  test('an answer between 404s resets the count', async () => {
+    const nf = () => httpError('get builder details', 404);
+    const h = harness([nf(), nf(), pendingDetails(), nf(), nf(), readyDetails(HOST)]);
+    const ready = await h.run();
+    expect(ready.detailsRequests).toBe(6);
+    expect(h.clock.sleeps).toEqual([200, 400, 100, 200, 400]);
+  });
+
+  test('5xx and network errors back off (doubling, capped at maxBackoffMs) and recover', async () => {
+    const h = harness([
+      httpError('get builder details', 503),
+      httpError('get builder details', 502),
+      new ApiError({call: 'get builder details', code: 'ECONNRESET'}),
+      httpError('get builder details', 500),
+      readyDetails(HOST)
+    ]);
+    const ready = await h.run();
+    expect(ready.detailsRequests).toBe(5);
+    expect(h.clock.sleeps).toEqual([200, 400, 400, 400]);
+    expect(h.logger.messages('debug')).toEqual([
+      'waitForBuilderReady: b1: Failed to get builder details: HTTP 503',
+      'waitForBuilderReady: b1: Failed to get builder details: HTTP 502',
+      'waitForBuilderReady: b1: Failed to get builder details: ECONNRESET',
+      'waitForBuilderReady: b1: Failed to get builder details: HTTP 500'
+    ]);
+  });
+
+  test('the backoff restarts after a good answer', async () => {
+    const h = harness([
+      httpError('get builder details', 503),
+      pendingDetails(),
+      httpError('get builder details', 503),
+      readyDetails(HOST)
+    ]);
+    await h.run();
+    expect(h.clock.sleeps).toEqual([200, 100, 200]);
+  });
+
+  test('errors until the deadline → BuilderTimeoutError naming the last error', async () => {
+    const h = harness([httpError('get builder details', 503, 'overloaded')]);
+    const e = await failure(h.run({deadline: 1000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe('Builder b1 was not ready in time: Failed to get builder details: HTTP 503: overloaded');
+    expect(h.clock.sleeps).toEqual([200, 400, 400]);
+  });
+
+  // prettier-ignore
+  test.each<[number, Partial<Record<'ca' | 'client_cert' | 'client_key', string>>, string]>([
+    [1, {ca: 'not a pem'}, 'Builder b1 details carry a malformed ca: not a PEM block'],
+    [2, {client_cert: 'MIIBfake'}, 'Builder b1 details carry a malformed client_cert: not a PEM block'],
+    [3, {client_key: '-----BEGIN PRIVATE KEY-----\nabc'}, 'Builder b1 details carry a malformed client_key: not a PEM block']
+  ])('[%d] malformed PEM %o fails at once', async (_n, metadata, message) => {
+    const h = harness([readyDetails(HOST, {}, metadata)]);
+    const e = await failure(h.run());
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe(message);
+    expect(h.probe.calls).toEqual([]);
+    expect(h.clock.sleeps).toEqual([]);
+  });
+
+  // prettier-ignore
+  test.each<[number, string, string]>([
+    [1, 'http://x', 'Builder b1 details carry an unusable host: the builder host "http://x" uses http://; expected tcp://'],
+    [2, 'h/path', 'Builder b1 details carry an unusable host: the builder host "h/path" has a path, query, fragment or user part; expected host[:port]']
+  ])('[%d] an unusable host %o fails at once', async (_n, host, message) => {
+    const h = harness([readyDetails(host)]);
+    const e = await failure(h.run());
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe(message);
+  });
+});
+
+describe('waitForBuilderReady: TLS probe', () => {
+  test('unreachable is retried at probeIntervalMs without asking the details again', async () => {
+    const h = harness([readyDetails(HOST)], [unreachable(), unreachable(), 'ok']);
+    const ready = await h.run();
+    expect(ready.detailsRequests).toBe(1);
+    expect(h.probe.calls).toHaveLength(3);
+    expect(h.clock.sleeps).toEqual([50, 50]);
+  });
+
+  test('a timeout or an unexpected probe error is retried too', async () => {
+    const h = harness([readyDetails(HOST)], [new Error('boom'), 'ok']);
+    await expect(h.run()).resolves.toMatchObject({id: 'b1'});
+    expect(h.probe.calls).toHaveLength(2);
+  });
+
+  test('rejected three times → BuilderFailedError', async () => {
+    const h = harness([readyDetails(HOST)], [rejected()]);
+    const e = await failure(h.run());
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe(
+      'Builder b1 at 10.0.0.1:1234 rejected the TLS material from its details: the mutual-TLS handshake with 10.0.0.1:1234 failed: certificate signature failure'
+    );
+    expect(h.probe.calls).toHaveLength(3);
+    expect(h.clock.sleeps).toEqual([50, 50]);
+  });
+
+  test('two rejections are tolerated', async () => {
+    const h = harness([readyDetails(HOST)], [rejected(), unreachable(), rejected(), 'ok']);
+    await expect(h.run()).resolves.toMatchObject({id: 'b1'});
+    expect(h.probe.calls).toHaveLength(4);
+  });
+
+  test('unreachable until the deadline → BuilderTimeoutError naming the probe problem', async () => {
+    const h = harness([readyDetails(HOST)], [unreachable()]);
+    const e = await failure(h.run({deadline: 500}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(
+      'Builder b1 was not ready in time: nothing accepts TLS connections at 10.0.0.1:1234 yet (ECONNREFUSED)'
+    );
+    expect(h.probe.calls).toHaveLength(10);
+    expect(h.probe.calls.map(c => c.timeoutMs)).toEqual([500, 450, 400, 350, 300, 250, 200, 150, 100, 50]);
+  });
+
+  test('client_key lines are registered as secrets before the probe runs (and before the builder is ready)', async () => {
+    const h = harness([readyDetails(HOST, {status: 'pending'}), readyDetails(HOST)]);
+    const secretsAtDetails: string[][] = [];
+    const secretsAtProbe: string[][] = [];
+    const api = h.api;
+    const original = api.getBuilderDetails.bind(api);
+    api.getBuilderDetails = async (id, opts) => {
+      secretsAtDetails.push([...h.logger.secrets]);
+      return original(id, opts);
+    };
+    h.probe.onCall = () => secretsAtProbe.push([...h.logger.secrets]);
+    await h.run();
+    expect(secretsAtDetails[0]).toEqual([]);
+    // After the first (pending) answer, the key is already masked.
+    expect(secretsAtDetails[1]).toEqual(expect.arrayContaining([TEST_PEMS.key.trim(), ...TEST_KEY_SECRET_LINES]));
+    expect(secretsAtProbe[0]).toEqual(expect.arrayContaining([TEST_PEMS.key.trim(), ...TEST_KEY_SECRET_LINES]));
+    expect(h.logger.secrets).not.toContain('-----BEGIN PRIVATE KEY-----');
+    expect(h.logger.secrets).not.toContain(TEST_PEMS.cert.trim());
+  });
+
+  test('the key never appears in a log line', async () => {
+    const h = harness(
+      [httpError('get builder details', 503), readyDetails(HOST, {status: 'pending'}), readyDetails(HOST)],
+      [unreachable(), rejected(), 'ok']
+    );
+    await h.run();
+    for (const line of TEST_KEY_SECRET_LINES) expect(h.logger.text).not.toContain(line);
+  });
+});
+
+describe('waitForBuilderReady: cancellation', () => {
+  test('an aborted signal rejects with its reason before any request', async () => {
+    const h = harness([readyDetails(HOST)]);
+    const reason = new CancelledError('Cancelled by SIGINT');
+    const e = await failure(h.run({signal: AbortSignal.abort(reason)}));
+    expect(e).toBe(reason);
+    expect(h.api.detailsCalls).toEqual([]);
+  });
+
+  test('abort while sleeping between polls → rejects with the reason, no more requests', async () => {
+    const h = harness([pendingDetails()]);
+    const controller = new AbortController();
+    const reason = new CancelledError('Cancelled by SIGTERM');
+    h.clock.onSleep = (_ms, i) => {
+      if (i === 1) controller.abort(reason);
+    };
+    const e = await failure(h.run({signal: controller.signal}));
+    expect(e).toBe(reason);
+    expect(h.api.detailsCount('b1')).toBe(2);
+  });
+
+  test('abort during a details request → rejects with the reason, not retried', async () => {
+    const controller = new AbortController();
+    const reason = new CancelledError('Cancelled by SIGINT');
+    const h = harness([
+      ({signal}) => {
+        controller.abort(reason);
+        expect(signal?.aborted).toBe(true);
+        throw new ApiError({call: 'get builder details', code: 'ABORT_ERR'});
+      },
+      readyDetails(HOST)
+    ]);
+    const e = await failure(h.run({signal: controller.signal}));
+    expect(e).toBe(reason);
+    expect(h.api.detailsCount('b1')).toBe(1);
+    expect(h.clock.sleeps).toEqual([]);
+  });
+
+  test('abort during the probe → rejects with the reason', async () => {
+    const controller = new AbortController();
+    const reason = new CancelledError('Cancelled by SIGINT');
+    const h = harness(
+      [readyDetails(HOST)],
+      [
+        () => {
+          controller.abort(reason);
+          throw unreachable();
+        }
+      ]
+    );
+    const e = await failure(h.run({signal: controller.signal}));
+    expect(e).toBe(reason);
+    expect(h.probe.calls).toHaveLength(1);
+    expect(h.probe.calls[0]?.signal).toBe(controller.signal);
+  });
+});

@@ -1,0 +1,49 @@
+import {parseCsv} from './csv.js';
+
+/** How a list input is split; the options of @docker/actions-toolkit `Util.getInputList`. */
+export interface InputListOpts {
+  /** Keep commas inside an item: only line breaks separate items (build-args, labels, secrets, …). */
+  ignoreComma?: boolean;
+  /** Comment character (e.g. '#'): the rest of the line is dropped. Off by default, as in build-push-action. */
+  comment?: string;
+  /** Only a comment character at the start of a line starts a comment (a '#' inside a value is kept). */
+  commentNoInfix?: boolean;
+  /** false: double quotes are ordinary characters (outputs, set); default: `"…"` quotes an item, `""` escapes. */
+  quote?: false;
+}
+
+/**
+ * Splits a list input exactly as docker's actions do (`Util.getList` of @docker/actions-toolkit 0.62):
+ * each line is a CSV record; without ignoreComma every field is an item, with it the fields are joined
+ * back with ','. A quoted item may span lines. Empty items are dropped, then every item is trimmed.
+ * https://github.com/docker/actions-toolkit/blob/v0.62.1/src/util.ts
+ */
+export function parseInputList(input: string, opts: InputListOpts = {}): string[] {
+  if (input === '') return [];
+  const records = parseCsv(input, {
+    relaxQuotes: true,
+    skipEmptyLines: true,
+    ...(opts.comment ? {comment: opts.comment, commentNoInfix: opts.commentNoInfix ?? false} : {}),
+    ...(opts.quote === false ? {quote: false as const} : {})
+  });
+  const items: string[] = [];
+  for (const record of records) {
+    if (record.length === 1) {
+      const only = record[0] as string;
+      items.push(...(opts.ignoreComma ? [only] : only.split(',')));
+    } else if (!opts.ignoreComma) {
+      items.push(...record);
+    } else {
+      items.push(record.join(','));
+    }
+  }
+  // Filter before trim, as docker does: a blank line of spaces survives as ''.
+  return items.filter(item => item !== '').map(item => item.trim());
+}
+
+/** docker's `Util.parseBool` (Go's strconv.ParseBool): 1 t T true TRUE True / 0 f F false FALSE False. */
+export function parseDockerBool(value: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  throw new Error(`parseBool syntax error: ${value}`);
+}

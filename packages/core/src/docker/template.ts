@@ -1,0 +1,28 @@
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#x27;',
+  '`': '&#x60;',
+  '=': '&#x3D;'
+};
+
+/**
+ * Renders the `{{defaultContext}}` template docker's actions accept in `context` and `build-contexts`
+ * (they compile the value with Handlebars). `{{name}}` is HTML-escaped as Handlebars does, `{{{name}}}` is
+ * not, an unknown name renders as '', and `\{{` keeps the braces literally.
+ */
+export function renderTemplate(template: string, vars: Record<string, string | undefined>): string {
+  if (!template.includes('{{')) return template;
+  return template.replace(
+    /(\\)?\{\{(\{)?\s*([A-Za-z_][\w.-]*)\s*(\})?\}\}/g,
+    (whole, escaped: string | undefined, triple: string | undefined, name: string, tripleEnd: string | undefined) => {
+      if (escaped) return whole.slice(1);
+      const value = vars[name] ?? '';
+      if (triple && tripleEnd) return value;
+      if (triple || tripleEnd) return whole;
+      return value.replace(/[&<>"'`=]/g, c => ESCAPES[c] as string);
+    }
+  );
+}

@@ -1,0 +1,425 @@
+#!/usr/bin/env bash
+# Sets up what the end-to-end tests need: a dockerd whose embedded BuildKit has every exporter (Debian
+# trixie's docker.io with the containerd image store), docker-buildx, a plain-HTTP registry on
+# 127.0.0.1:5000, QEMU for arm64 RUN steps, and static busybox binaries for amd64 and arm64.
+# See shared/reference/buildkit-e2e.md for the facts behind each step.
+#
+# Usage: sudo bash scripts/e2e-up.sh [--check]
+#   --check   only tell whether this machine can be set up (exit 0) or not (exit 3, reason on stderr)
+#
+# Two modes, chosen by what answers on the docker socket:
+#   own      no Docker engine runs (Debian bookworm, as on the project's machines and CI): install the
+#            packages, start dockerd and record its PID in .e2e/; e2e-down stops it.
+#   system   a Docker engine already answers (e.g. a GitHub-hosted runner): use it; it must have the
+#            containerd image store (E2E_RECONFIGURE_DOCKER=1 lets this script enable it and restart
+#            the engine with systemctl). Only the registry, QEMU and busybox are set up here.
+# Safe to run again: what already runs is reused. State: .e2e/ (E2E_STATE_DIR), env.json is what the
+# tests read.
+#
+# Exit codes: 0 ready; 1 setup failed; 3 this machine cannot be set up (not root, apt unreachable, a
+# package would move libc6 or systemd, an unsupported system).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE="${E2E_STATE_DIR:-$ROOT/.e2e}"
+CACHE="${E2E_CACHE_DIR:-$STATE/cache}"
+SOCK="${E2E_DOCKER_SOCKET:-/var/run/docker.sock}"
+REGISTRY_ADDR="127.0.0.1:5000"
+# Packages no install here may upgrade, downgrade or remove.
+PROTECTED='^(libc6|libc-bin|libc6-dev|libc-dev-bin|locales|systemd|systemd-sysv|libsystemd0|libsystemd-shared|udev|libudev1)$'
+# The only packages that may come from trixie in own mode.
+FROM_TRIXIE='^(docker\.io|docker-buildx|docker-cli)$'
+
+CHECK_ONLY=0
+case "${1:-}" in
+  --check) CHECK_ONLY=1 ;;
+  '') ;;
+  -h | --help)
+    sed -n '2,21p' "$0"
+    exit 0
+    ;;
+  *)
+    echo "usage: $0 [--check]" >&2
+    exit 2
+    ;;
+esac
+
+T0=$(date +%s%N)
+elapsed() { awk -v a="$T0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
+log() { printf '[e2e-up %6ss] %s\n' "$(elapsed)" "$*"; }
+# This machine cannot be set up: a reason, exit 3.
+cannot() {
+  printf '[e2e-up] cannot set up the end-to-end environment: %s\n' "$*" >&2
+  exit 3
+}
+# Setup went wrong: exit 1.
+fail() {
+  printf '[e2e-up] FAILED after %ss: %s\n' "$(elapsed)" "$*" >&2
+  exit 1
+}
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+# The PID recorded in $STATE/NAME.pid when that process still runs the expected program, else nothing.
+recorded_pid() {
+  local name=$1 comm=$2 pid
+  [ -f "$STATE/$name.pid" ] || return 0
+  pid=$(cat "$STATE/$name.pid")
+  if pid_alive "$pid" && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ]; then echo "$pid"; fi
+}
+docker_ping() { curl -fsS --max-time 3 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1; }
+registry_ping() { curl -fsS --max-time 3 "http://$REGISTRY_ADDR/v2/" >/dev/null 2>&1; }
+docker_cli() { docker -H "unix://$SOCK" "$@"; }
+# Waits up to $1 seconds for command "${@:2}" to succeed.
+wait_for() {
+  local secs=$1
+  shift
+  local end=$((SECONDS + secs))
+  until "$@"; do
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 0.2
+  done
+}
+
+# ---------------------------------------------------------------- preflight
+[ "$(id -u)" = 0 ] || cannot "run as root (sudo bash scripts/e2e-up.sh): it installs packages, mounts binfmt_misc and starts dockerd"
+[ -r /etc/os-release ] || cannot "no /etc/os-release: unknown system"
+# shellcheck disable=SC1091
+. /etc/os-release
+OS_ID="${ID:-unknown}"
+CODENAME="${VERSION_CODENAME:-unknown}"
+NATIVE_ARCH="$(dpkg --print-architecture 2>/dev/null || echo unknown)"
+case "$NATIVE_ARCH" in
+  amd64) OTHER_ARCH=arm64 QEMU_NAME=qemu-aarch64 ;;
+  arm64) OTHER_ARCH=amd64 QEMU_NAME=qemu-x86_64 ;;
+  *) cannot "this machine is $NATIVE_ARCH; the tests need an amd64 or arm64 Debian or Ubuntu" ;;
+esac
+command -v apt-get >/dev/null || cannot "no apt-get: a Debian or Ubuntu machine is needed"
+
+if docker_ping && [ -z "$(recorded_pid dockerd dockerd)" ]; then
+  MODE=system
+else
+  MODE=own
+  if [ "$OS_ID" != debian ] || [ "$CODENAME" != bookworm ]; then
+    cannot "starting an own dockerd is set up for Debian bookworm (this is $OS_ID $CODENAME); start a Docker engine with the containerd image store and run this again"
+  fi
+fi
+
+# The packages this mode needs: NAME or NAME/SUITE (the form apt-get is given).
+if [ "$MODE" = own ]; then
+  WANT=(docker.io/trixie docker-buildx/trixie containerd/bookworm runc/bookworm busybox-static docker-registry
+    openssl qemu-user-static binfmt-support curl)
+  command -v docker >/dev/null || WANT+=(docker-cli/trixie)
+else
+  WANT=(busybox-static docker-registry qemu-user-static binfmt-support curl)
+fi
+# Extra apt arguments, always installed (for trying the refusal: E2E_EXTRA_PACKAGES=libc6/trixie).
+read -ra EXTRA <<<"${E2E_EXTRA_PACKAGES:-}"
+
+installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+# The entries of WANT not installed yet (docker.io older than 26 counts as missing): installing only
+# these leaves what is already there (openssl, curl, ...) at its version.
+missing_packages() {
+  local w
+  for w in "${WANT[@]}"; do
+    if ! installed "${w%%/*}"; then
+      echo "$w"
+    elif [ "${w%%/*}" = docker.io ] && ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' docker.io)" ge 26; then
+      echo "$w"
+    fi
+  done
+  if [ "${#EXTRA[@]}" -gt 0 ]; then printf '%s\n' "${EXTRA[@]}"; fi
+}
+
+# Mirror of the system's Debian sources (trixie and the private arm64 run use the same one).
+debian_mirror() {
+  local uri
+  uri=$(grep -hE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' |
+    grep -E '/debian/?$' | head -n1 || true)
+  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+    uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\// && $i ~ /\/debian\/?$/) { print $i; exit } }' \
+      /etc/apt/sources.list || true)
+  fi
+  echo "${uri:-http://deb.debian.org/debian}"
+}
+
+add_trixie_source() {
+  local mirror
+  mirror=$(debian_mirror)
+  local src=/etc/apt/sources.list.d/e2e-trixie.sources pin=/etc/apt/preferences.d/e2e-trixie
+  local want_src="Types: deb
+URIs: $mirror
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+  local want_pin="# Only what is named with /trixie comes from trixie (docker.io, docker-buildx for the e2e tests).
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100"
+  if [ "$(cat "$src" 2>/dev/null)" != "$want_src" ] || [ "$(cat "$pin" 2>/dev/null)" != "$want_pin" ]; then
+    log "adding the trixie suite ($mirror) at pin priority 100: $src, $pin"
+    printf '%s\n' "$want_src" >"$src"
+    printf '%s\n' "$want_pin" >"$pin"
+  fi
+}
+
+apt_update() {
+  log "apt-get update"
+  local out
+  if ! out=$(timeout 180 apt-get update 2>&1); then
+    printf '%s\n' "$out" | tail -n 5 >&2
+    cannot "apt-get update failed: the package mirror is unreachable"
+  fi
+  if printf '%s\n' "$out" | grep -qE '^(W|E): (Failed to fetch|Some index files failed)'; then
+    printf '%s\n' "$out" | grep -E '^(W|E):' >&2
+    cannot "apt-get update could not fetch every index: the package mirror is unreachable"
+  fi
+}
+
+# Refuses (exit 3) when installing "$@" would remove anything, touch a protected package, or (own mode)
+# take anything but docker.io/docker-buildx/docker-cli from trixie.
+check_simulation() {
+  local sim line pkg ver bad=() pkgs=() vers=()
+  if ! sim=$(apt-get -s -q install -y --no-install-recommends "${APT_TARGET[@]}" "$@" 2>&1); then
+    printf '%s\n' "$sim" | tail -n 15 >&2
+    cannot "apt-get cannot install the packages (simulation failed, see above)"
+  fi
+  while IFS= read -r line; do
+    case "$line" in
+      Remv\ *)
+        bad+=("would remove ${line#Remv }")
+        continue
+        ;;
+      Inst\ *) ;;
+      *) continue ;;
+    esac
+    pkg=$(awk '{print $2}' <<<"$line")
+    pkg=${pkg%%:*}
+    ver=$(sed -E 's/^Inst [^ ]+ (\[[^]]*\] )?\(([^ ]+) .*/\2/' <<<"$line")
+    if [[ "$pkg" =~ $PROTECTED ]]; then
+      bad+=("would move $pkg to $ver")
+    elif [ "$MODE" = own ] && ! [[ "$pkg" =~ $FROM_TRIXIE ]]; then
+      pkgs+=("$pkg")
+      vers+=("$pkg=$ver")
+    fi
+  done <<<"$sim"
+  if [ "${#pkgs[@]}" -gt 0 ]; then
+    # One madison call for all: "name | version | mirror suite/component arch Packages".
+    local from_bookworm
+    from_bookworm=$(apt-cache madison "${pkgs[@]}" |
+      awk -F'|' '$3 ~ / bookworm(-updates|-security|-backports)?\// { gsub(/ /, "", $1); gsub(/ /, "", $2); print $1 "=" $2 }')
+    for ver in "${vers[@]}"; do
+      grep -qxF "$ver" <<<"$from_bookworm" || bad+=("would take ${ver%%=*} ${ver#*=} from outside bookworm")
+    done
+  fi
+  if [ "${#bad[@]}" -gt 0 ]; then
+    printf '  %s\n' "${bad[@]}" >&2
+    cannot "installing the e2e packages would move packages that must stay put (see above); nothing was installed"
+  fi
+}
+
+install_packages() {
+  local missing=()
+  mapfile -t missing < <(missing_packages)
+  if [ "${#missing[@]}" = 0 ]; then
+    log "packages already installed: ${WANT[*]%%/*}"
+    return
+  fi
+  log "to install: ${missing[*]}"
+  APT_TARGET=()
+  if [ "$MODE" = own ]; then
+    add_trixie_source
+    APT_TARGET=(-t bookworm)
+  fi
+  apt_update
+  check_simulation "${missing[@]}"
+  if [ "$CHECK_ONLY" = 1 ]; then return; fi
+  log "apt-get install ${APT_TARGET[*]} ${missing[*]}"
+  local out
+  if ! out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${APT_TARGET[@]}" "${missing[@]}" 2>&1); then
+    printf '%s\n' "$out" | tail -n 20 >&2
+    fail "apt-get install failed"
+  fi
+  mapfile -t missing < <(missing_packages)
+  [ "${#missing[@]}" = 0 ] || fail "still missing after apt-get install: ${missing[*]}"
+  for w in "${WANT[@]}"; do printf '  %-18s %s\n' "${w%%/*}" "$(dpkg-query -W -f='${Version}' "${w%%/*}")"; done
+}
+
+if [ "$CHECK_ONLY" = 1 ]; then
+  install_packages
+  echo "e2e: this machine can be set up ($MODE mode, $OS_ID $CODENAME $NATIVE_ARCH)"
+  exit 0
+fi
+
+log "mode: $MODE ($OS_ID $CODENAME $NATIVE_ARCH), state in $STATE"
+mkdir -p "$STATE" "$CACHE"
+rm -f "$STATE/env.json"
+
+# ---------------------------------------------------------------- packages
+install_packages
+for tool in docker docker-registry update-binfmts curl dpkg-deb; do
+  command -v "$tool" >/dev/null || fail "$tool is not on PATH after the install"
+done
+
+# ---------------------------------------------------------------- QEMU (binfmt_misc)
+if ! mountpoint -q /proc/sys/fs/binfmt_misc; then
+  log "mounting binfmt_misc"
+  mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || fail "cannot mount binfmt_misc"
+fi
+if ! grep -qx enabled "/proc/sys/fs/binfmt_misc/$QEMU_NAME" 2>/dev/null; then
+  log "update-binfmts --enable $QEMU_NAME"
+  update-binfmts --enable "$QEMU_NAME" >/dev/null 2>&1 || update-binfmts --enable >/dev/null 2>&1 || true
+  if ! grep -qx enabled "/proc/sys/fs/binfmt_misc/$QEMU_NAME" 2>/dev/null && command -v systemctl >/dev/null; then
+    systemctl restart systemd-binfmt >/dev/null 2>&1 || true
+  fi
+fi
+grep -qx enabled "/proc/sys/fs/binfmt_misc/$QEMU_NAME" 2>/dev/null ||
+  fail "$QEMU_NAME is not registered in binfmt_misc (is qemu-user-static installed?)"
+grep -q '^flags:.*F' "/proc/sys/fs/binfmt_misc/$QEMU_NAME" ||
+  fail "$QEMU_NAME is registered without the F (fix-binary) flag: RUN steps in $OTHER_ARCH containers would not find it"
+log "QEMU ready: $QEMU_NAME enabled ($(sed -n 's/^interpreter //p' "/proc/sys/fs/binfmt_misc/$QEMU_NAME"))"
+
+# ---------------------------------------------------------------- busybox for both architectures
+is_elf() { [ -s "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+native_busybox() {
+  local f
+  f=$(dpkg -L busybox-static | grep -E '/bin/busybox$' | head -n1)
+  [ -n "$f" ] && [ -x "$f" ] || fail "busybox-static installs no bin/busybox"
+  install -m 0755 "$f" "$CACHE/busybox-$NATIVE_ARCH"
+}
+# Downloads busybox-static for $OTHER_ARCH with a private apt run (no dpkg --add-architecture).
+foreign_busybox() {
+  local dir="$CACHE/apt-$OTHER_ARCH" mirror keyring suite
+  if [ "$OS_ID" = debian ]; then
+    mirror=$(debian_mirror)
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  else
+    keyring=/usr/share/keyrings/ubuntu-archive-keyring.gpg
+    if [ "$OTHER_ARCH" = arm64 ]; then mirror=http://ports.ubuntu.com/ubuntu-ports; else mirror=http://archive.ubuntu.com/ubuntu; fi
+    mirror="${E2E_FOREIGN_MIRROR:-$mirror}"
+  fi
+  suite="$CODENAME"
+  rm -rf "$dir"
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/sources.list.d" "$dir/deb" "$dir/x"
+  echo "deb [arch=$OTHER_ARCH signed-by=$keyring] $mirror $suite main" >"$dir/sources.list"
+  local opts=(-q -o "APT::Architecture=$OTHER_ARCH" -o "APT::Architectures::=$OTHER_ARCH"
+    -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o Dir::State::status=/dev/null
+    -o "Dir::Etc::SourceList=$dir/sources.list" -o "Dir::Etc::SourceParts=$dir/sources.list.d"
+    -o APT::Sandbox::User=root)
+  log "downloading busybox-static:$OTHER_ARCH ($mirror $suite) with a private apt run"
+  timeout 180 apt-get "${opts[@]}" update >"$dir/update.log" 2>&1 ||
+    { tail -n 5 "$dir/update.log" >&2; cannot "cannot fetch the $OTHER_ARCH package index"; }
+  (cd "$dir/deb" && timeout 180 apt-get "${opts[@]}" download "busybox-static/$suite") >"$dir/download.log" 2>&1 ||
+    { tail -n 5 "$dir/download.log" >&2; fail "cannot download busybox-static:$OTHER_ARCH"; }
+  dpkg-deb -x "$dir"/deb/busybox-static_*.deb "$dir/x"
+  local f
+  f=$(find "$dir/x" -path '*/bin/busybox' -type f | head -n1)
+  [ -n "$f" ] || fail "busybox-static:$OTHER_ARCH holds no bin/busybox"
+  install -m 0755 "$f" "$CACHE/busybox-$OTHER_ARCH"
+  rm -rf "$dir"
+}
+native_busybox
+if is_elf "$CACHE/busybox-$OTHER_ARCH"; then
+  log "busybox-$OTHER_ARCH cached in $CACHE"
+else
+  foreign_busybox
+fi
+is_elf "$CACHE/busybox-$OTHER_ARCH" || fail "no $OTHER_ARCH busybox"
+log "busybox: $CACHE/busybox-amd64, $CACHE/busybox-arm64"
+
+# ---------------------------------------------------------------- dockerd
+containerd_store() {
+  docker_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter'
+}
+if [ "$MODE" = own ]; then
+  pid=$(recorded_pid dockerd dockerd)
+  if [ -n "$pid" ] && docker_ping; then
+    log "dockerd already running (PID $pid): reusing it"
+  else
+    [ -z "$pid" ] || fail "dockerd PID $pid runs but does not answer on $SOCK; run scripts/e2e-down.sh first"
+    printf '%s\n' '{"features":{"containerd-snapshotter":true},"iptables":false,"ip-masq":false}' >"$STATE/daemon.json"
+    log "starting dockerd ($(dockerd --version)) on $SOCK, log $STATE/dockerd.log"
+    setsid dockerd --config-file "$STATE/daemon.json" -H "unix://$SOCK" --pidfile "$STATE/dockerd.daemon.pid" \
+      >>"$STATE/dockerd.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$STATE/dockerd.pid"
+    if ! wait_for 60 docker_ping; then
+      tail -n 20 "$STATE/dockerd.log" >&2
+      pid_alive "$pid" || rm -f "$STATE/dockerd.pid"
+      fail "dockerd did not answer on $SOCK within 60 s (log above)"
+    fi
+    log "dockerd up (PID $pid)"
+  fi
+else
+  log "a Docker engine already answers on $SOCK ($(docker_cli version --format '{{.Server.Version}}' 2>/dev/null)): using it"
+  if ! containerd_store; then
+    [ "${E2E_RECONFIGURE_DOCKER:-}" = 1 ] && command -v systemctl >/dev/null ||
+      cannot "the Docker engine on $SOCK does not use the containerd image store, without which BuildKit has no image exporter (--push, --load fail); add \"features\":{\"containerd-snapshotter\":true} to /etc/docker/daemon.json and restart it, or set E2E_RECONFIGURE_DOCKER=1 to let this script do it"
+    log "enabling the containerd image store in /etc/docker/daemon.json and restarting docker"
+    mkdir -p /etc/docker
+    node -e '
+      const fs = require("fs"); const f = "/etc/docker/daemon.json";
+      const c = fs.existsSync(f) && fs.readFileSync(f, "utf8").trim() ? JSON.parse(fs.readFileSync(f, "utf8")) : {};
+      c.features = {...c.features, "containerd-snapshotter": true};
+      fs.writeFileSync(f, JSON.stringify(c, null, 2) + "\n");' || fail "cannot update /etc/docker/daemon.json"
+    systemctl restart docker || fail "systemctl restart docker failed"
+    wait_for 60 docker_ping || fail "docker did not come back on $SOCK"
+  fi
+fi
+containerd_store || fail "dockerd on $SOCK does not use the containerd image store"
+DOCKER_VERSION=$(docker_cli version --format '{{.Server.Version}}')
+BUILDX_VERSION=$(docker buildx version 2>/dev/null | awk '{print $2}') || true
+[ -n "$BUILDX_VERSION" ] || fail "docker buildx does not run (is docker-buildx installed?)"
+
+# ---------------------------------------------------------------- registry
+pid=$(recorded_pid registry docker-registry)
+if [ -n "$pid" ] && registry_ping; then
+  log "registry already running on $REGISTRY_ADDR (PID $pid): reusing it"
+elif [ -z "$pid" ] && registry_ping; then
+  log "a registry not started by this script already answers on $REGISTRY_ADDR: using it"
+else
+  [ -z "$pid" ] || fail "registry PID $pid runs but does not answer on $REGISTRY_ADDR; run scripts/e2e-down.sh first"
+  mkdir -p "$STATE/registry-data"
+  cat >"$STATE/registry.yml" <<EOF
+version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: $STATE/registry-data
+  delete:
+    enabled: true
+http:
+  addr: $REGISTRY_ADDR
+EOF
+  log "starting docker-registry on $REGISTRY_ADDR, log $STATE/registry.log"
+  setsid docker-registry serve "$STATE/registry.yml" >>"$STATE/registry.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$STATE/registry.pid"
+  if ! wait_for 30 registry_ping; then
+    tail -n 20 "$STATE/registry.log" >&2
+    pid_alive "$pid" || rm -f "$STATE/registry.pid"
+    fail "the registry did not answer on $REGISTRY_ADDR within 30 s (log above)"
+  fi
+  log "registry up (PID $pid)"
+fi
+
+# ---------------------------------------------------------------- state for the tests
+SETUP_SECONDS=$(elapsed)
+cat >"$STATE/env.json.tmp" <<EOF
+{
+  "mode": "$MODE",
+  "dockerSocket": "$SOCK",
+  "dockerVersion": "$DOCKER_VERSION",
+  "buildxVersion": "$BUILDX_VERSION",
+  "registry": "$REGISTRY_ADDR",
+  "busybox": {"amd64": "$CACHE/busybox-amd64", "arm64": "$CACHE/busybox-arm64"},
+  "qemu": "$QEMU_NAME",
+  "setupSeconds": $SETUP_SECONDS,
+  "writtenAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
+EOF
+mv "$STATE/env.json.tmp" "$STATE/env.json"
+chmod -R a+rX "$STATE"
+log "ready: dockerd $DOCKER_VERSION (containerd image store), buildx $BUILDX_VERSION, registry $REGISTRY_ADDR; state $STATE/env.json"
+log "setup took ${SETUP_SECONDS} s"

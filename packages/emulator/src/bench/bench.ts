@@ -1,0 +1,311 @@
+// `npm run bench`: drives the bundled actions through the runner harness against the emulator and
+// prints median/p95 figures; writes bench/results.json. Not part of the tests.
+import {execFileSync, spawnSync} from 'node:child_process';
+import {mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {cpus, tmpdir, totalmem} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {Emulator, type ProfileConfig} from '../index.js';
+import {runAction, type ActionRunResult} from '../harness/index.js';
+import {stats, type Stats} from './stats.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const CONFIGURE = join(root, 'dist', 'configure');
+const FAKE_DOCKER = join(root, 'packages', 'emulator', 'fake-docker');
+const API_KEY = 'bench-key';
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 20);
+
+interface Row {
+  figure: string;
+  case: string;
+  unit: string;
+  stats: Stats;
+  goal?: string;
+  extra?: Record<string, number | string>;
+}
+
+const rows: Row[] = [];
+
+async function withEmulator<T>(
+  profiles: ProfileConfig[],
+  latencyMs: number,
+  fn: (emu: Emulator) => Promise<T>
+): Promise<T> {
+  const emu = await Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}], latencyMs});
+  try {
+    return await fn(emu);
+  } finally {
+    await emu.close();
+  }
+}
+
+interface JobTimes {
+  main: ActionRunResult;
+  post?: ActionRunResult;
+  spawnedAt: number;
+  readyLineAt?: number;
+  work: string;
+}
+
+/** Runs configure main (and post unless told not to), recording when main logs that every builder is ready. */
+async function configureJob(
+  emu: Emulator,
+  profile: string,
+  opts: {
+    post?: boolean;
+    between?: (main: ActionRunResult, work: string) => Promise<void>;
+    env?: Record<string, string>;
+  } = {}
+): Promise<JobTimes> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-'));
+  const inputs = {'profile-name': profile, 'api-url': emu.url, 'api-key': API_KEY, timeout: '60000'};
+  const env = {PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...opts.env};
+  let readyLineAt: number | undefined;
+  const spawnedAt = Date.now();
+  const main = await runAction({
+    script: join(CONFIGURE, 'main', 'index.js'),
+    inputs,
+    env,
+    workDir: work,
+    onLine: line => {
+      if (readyLineAt === undefined && line.startsWith('All builders ready after')) readyLineAt = Date.now();
+    }
+  });
+  if (main.exitCode !== 0) throw new Error(`configure main failed: ${main.stdout}\n${main.stderr}`);
+  if (opts.between) await opts.between(main, work);
+  let post: ActionRunResult | undefined;
+  if (opts.post !== false) {
+    post = await runAction({
+      script: join(CONFIGURE, 'post', 'index.js'),
+      inputs,
+      env,
+      workDir: work,
+      state: main.state
+    });
+    if (post.exitCode !== 0) throw new Error(`configure post failed: ${post.stdout}`);
+  }
+  return {main, ...(post ? {post} : {}), spawnedAt, ...(readyLineAt !== undefined ? {readyLineAt} : {}), work};
+}
+
+function idsOf(main: ActionRunResult): string[] {
+  return (main.outputs['builder-ids'] ?? '').split(',').filter(Boolean);
+}
+
+/** Runs `count` jobs, `parallel` at a time. */
+async function batches<T>(count: number, parallel: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < count; i += parallel) {
+    out.push(...(await Promise.all(Array.from({length: Math.min(parallel, count - i)}, (_, k) => fn(i + k)))));
+  }
+  return out;
+}
+
+/** 1. Readiness detection lag: the action noticing a builder that became ready after D ms. */
+async function readinessLag(delays: number[], latencyMs: number): Promise<void> {
+  for (const d of delays) {
+    await withEmulator([{name: 'p', readyDelayMs: d}], latencyMs, async emu => {
+      const parallel = d >= 10000 ? 4 : d > 0 ? 2 : 1;
+      const lags: number[] = [];
+      const rates: number[] = [];
+      const counts: number[] = [];
+      await batches(RUNS, parallel, async () => {
+        const job = await configureJob(emu, 'p', {post: true});
+        const [id] = idsOf(job.main);
+        const entry = emu.ledger().find(e => e.builderId === id);
+        if (!entry?.readyAt || job.readyLineAt === undefined) throw new Error('readiness not observed');
+        lags.push(job.readyLineAt - entry.readyAt);
+        const details = emu.requests().filter(r => r.route === 'details' && r.builderId === id).length;
+        counts.push(details);
+        // Polling rate: requests after the first, per second of waiting (no fencepost), over at least 1 s.
+        const waitedS = Math.max(1, (job.readyLineAt - entry.assignedAt) / 1000);
+        rates.push((details - 1) / waitedS);
+        rmSync(job.work, {recursive: true, force: true});
+      });
+      rows.push({
+        figure: '1 readiness lag',
+        case: `D=${d / 1000}s${latencyMs ? `, +${latencyMs}ms API` : ''}`,
+        unit: 'ms',
+        stats: stats(lags),
+        goal: '≤150 median, ≤300 p95',
+        extra: {
+          'details req/s per builder (max)': Math.max(...rates).toFixed(2),
+          'details requests (median)': stats(counts).median
+        }
+      });
+    });
+  }
+}
+
+/** 2. Setup overhead: process start → outputs written (main exits), D = 0, n builders. */
+async function setupOverhead(ns: number[], latencyMs: number): Promise<void> {
+  const medians: Record<number, number> = {};
+  for (const n of ns) {
+    await withEmulator(
+      [{name: 'p', buildersPerAssignment: n, architectures: ['amd64', 'arm64']}],
+      latencyMs,
+      async emu => {
+        const durations: number[] = [];
+        await batches(RUNS, 1, async () => {
+          const job = await configureJob(emu, 'p');
+          durations.push(job.main.durationMs);
+          rmSync(job.work, {recursive: true, force: true});
+        });
+        const s = stats(durations);
+        medians[n] = s.median;
+        rows.push({
+          figure: '2 setup overhead',
+          case: `${n} builder${n > 1 ? 's' : ''}${latencyMs ? `, +${latencyMs}ms API` : ''}`,
+          unit: 'ms',
+          stats: s,
+          goal: n === 8 ? '≤1.3× of 1 builder' : undefined,
+          extra: n > 1 && medians[1] ? {'× of 1 builder': (s.median / medians[1]).toFixed(2)} : undefined
+        });
+      }
+    );
+  }
+}
+
+/** 3. Billed overhead: (teardown − assign) − (build start → build end), from the ledger. */
+async function billedOverhead(delays: number[]): Promise<void> {
+  for (const d of delays) {
+    await withEmulator([{name: 'p', readyDelayMs: d}], 0, async emu => {
+      const overheads: number[] = [];
+      await batches(RUNS, 4, async () => {
+        let buildMs = 0;
+        const job = await configureJob(emu, 'p', {
+          between: async (main, work) => {
+            const t0 = Date.now();
+            execFileSync('docker', ['buildx', 'build', '--builder', main.outputs['name'] ?? '', '.'], {
+              env: {
+                ...process.env,
+                PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`,
+                FAKE_DOCKER_DIR: join(work, 'docker'),
+                FAKE_DOCKER_BUILD_MS: '1000'
+              }
+            });
+            buildMs = Date.now() - t0;
+          }
+        });
+        const [id] = idsOf(job.main);
+        const e = emu.ledger().find(x => x.builderId === id);
+        if (!e?.terminatedAt) throw new Error('builder not torn down');
+        overheads.push(e.terminatedAt - e.assignedAt - buildMs);
+        rmSync(job.work, {recursive: true, force: true});
+      });
+      rows.push({
+        figure: '3 billed overhead',
+        case: `D=${d / 1000}s, 1 s build`,
+        unit: 'ms',
+        stats: stats(overheads),
+        goal: `≤ D + 1000 = ${d + 1000}`
+      });
+    });
+  }
+}
+
+/** 4. Post duration, normal and with a builder endpoint that never answers buildx. */
+async function postDuration(): Promise<void> {
+  for (const [label, env] of [
+    ['normal', {}],
+    ['buildx rm hangs (unreachable endpoint)', {FAKE_DOCKER_HANG: 'rm,inspect'}]
+  ] as const) {
+    await withEmulator([{name: 'p'}], 0, async emu => {
+      const durations: number[] = [];
+      await batches(label === 'normal' ? RUNS : Math.min(RUNS, 5), 1, async () => {
+        const job = await configureJob(emu, 'p', {post: false});
+        const work = job.work;
+        const post = await runAction({
+          script: join(CONFIGURE, 'post', 'index.js'),
+          inputs: {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'p'},
+          env: {PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env},
+          workDir: work,
+          state: job.main.state
+        });
+        durations.push(post.durationMs);
+        rmSync(work, {recursive: true, force: true});
+      });
+      rows.push({figure: '4 post', case: label, unit: 'ms', stats: stats(durations), goal: '≤2000, bounded'});
+    });
+  }
+}
+
+/** 5. Cold start: process spawn → first API request; and bundle sizes. */
+async function coldStart(): Promise<void> {
+  await withEmulator([{name: 'p'}], 0, async emu => {
+    const starts: number[] = [];
+    await batches(RUNS, 1, async () => {
+      const before = emu.requests().length;
+      const job = await configureJob(emu, 'p', {env: {}});
+      const first = emu.requests()[before];
+      if (!first) throw new Error('no request seen');
+      // The buildx version check runs first; count from spawn to the first request the action sends.
+      starts.push(first.at - job.spawnedAt);
+      rmSync(job.work, {recursive: true, force: true});
+    });
+    const sizes = ['main', 'post']
+      .map(h => `${h} ${(statSync(join(CONFIGURE, h, 'index.js')).size / 1024).toFixed(0)} KiB`)
+      .join(', ');
+    const bare: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = Date.now();
+      spawnSync(process.execPath, ['-e', '']);
+      bare.push(Date.now() - t);
+    }
+    rows.push({
+      figure: '5 cold start',
+      case: 'configure: spawn → first API request',
+      unit: 'ms',
+      stats: stats(starts),
+      goal: '≤150',
+      extra: {'bare node start (median)': stats(bare).median, bundles: sizes}
+    });
+  });
+}
+
+function printTable(): void {
+  const header = ['figure', 'case', 'median', 'p95', 'n', 'goal', 'notes'];
+  const lines = rows.map(r => [
+    r.figure,
+    r.case,
+    `${Math.round(r.stats.median)} ${r.unit}`,
+    `${Math.round(r.stats.p95)} ${r.unit}`,
+    String(r.stats.n),
+    r.goal ?? '',
+    Object.entries(r.extra ?? {})
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ')
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map(l => (l[i] ?? '').length)));
+  const fmt = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(fmt(header));
+  console.log(`|${widths.map(w => '-'.repeat(w + 2)).join('|')}|`);
+  for (const l of lines) console.log(fmt(l));
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const want = (k: string): boolean => only.length === 0 || only.includes(k);
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
+  console.log(`Benchmarks on ${machine}; ${RUNS} runs per figure (BENCH_RUNS).`);
+  if (want('lag')) await readinessLag([0, 1500, 10000], 0);
+  if (want('setup')) await setupOverhead([1, 2, 4, 8], 0);
+  if (want('billed')) await billedOverhead([0, 1500]);
+  if (want('post')) await postDuration();
+  if (want('cold')) await coldStart();
+  if (want('latency')) {
+    await readinessLag([1500], 50);
+    await setupOverhead([1], 50);
+  }
+  printTable();
+  mkdirSync(join(root, 'bench'), {recursive: true});
+  writeFileSync(
+    join(root, 'bench', 'results.json'),
+    JSON.stringify({machine, runs: RUNS, at: new Date().toISOString(), rows}, null, 2) + '\n'
+  );
+  console.log('\nWrote bench/results.json');
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});

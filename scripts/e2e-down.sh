@@ -43,7 +43,11 @@ stop() {
     return
   fi
   log "$name: stopping PID $pid"
-  kill -TERM "$pid"
+  if ! kill -TERM "$pid" 2>/dev/null; then
+    log "$name: cannot signal PID $pid (run as root: sudo bash scripts/e2e-down.sh)"
+    status=1
+    return
+  fi
   local end=$((SECONDS + secs))
   while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
   if kill -0 "$pid" 2>/dev/null; then

@@ -66,9 +66,17 @@ recorded_pid() {
   pid=$(cat "$STATE/$name.pid")
   if pid_alive "$pid" && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ]; then echo "$pid"; fi
 }
-docker_ping() { curl -fsS --max-time 3 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1; }
+docker_ping() {
+  if command -v curl >/dev/null; then
+    curl -fsS --max-time 3 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1
+  else
+    [ -S "$SOCK" ] && timeout 5 docker -H "unix://$SOCK" version >/dev/null 2>&1
+  fi
+}
 registry_ping() { curl -fsS --max-time 3 "http://$REGISTRY_ADDR/v2/" >/dev/null 2>&1; }
 docker_cli() { docker -H "unix://$SOCK" "$@"; }
+# The engine stores images in containerd (BuildKit then has the image, oci and docker exporters).
+containerd_store() { docker_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter'; }
 # Waits up to $1 seconds for command "${@:2}" to succeed.
 wait_for() {
   local secs=$1
@@ -171,7 +179,8 @@ apt_update() {
   fi
   if printf '%s\n' "$out" | grep -qE '^(W|E): (Failed to fetch|Some index files failed)'; then
     printf '%s\n' "$out" | grep -E '^(W|E):' >&2
-    cannot "apt-get update could not fetch every index: the package mirror is unreachable"
+    # On a machine with other repositories (system mode), one unreachable source need not matter.
+    [ "$MODE" = system ] || cannot "apt-get update could not fetch every index: the package mirror is unreachable"
   fi
 }
 
@@ -186,7 +195,7 @@ check_simulation() {
   while IFS= read -r line; do
     case "$line" in
       Remv\ *)
-        bad+=("would remove ${line#Remv }")
+        if [ "$MODE" = own ]; then bad+=("would remove ${line#Remv }"); else log "note: apt removes ${line#Remv }"; fi
         continue
         ;;
       Inst\ *) ;;
@@ -246,7 +255,12 @@ install_packages() {
 }
 
 if [ "$CHECK_ONLY" = 1 ]; then
+  if [ "$MODE" = system ] && ! containerd_store && [ "${E2E_RECONFIGURE_DOCKER:-}" != 1 ]; then
+    cannot "the Docker engine on $SOCK does not use the containerd image store (E2E_RECONFIGURE_DOCKER=1 lets e2e-up enable it)"
+  fi
   install_packages
+  # The other architecture's busybox comes from the mirror too.
+  if [ -z "$(missing_packages)" ] && [ ! -s "$CACHE/busybox-$OTHER_ARCH" ]; then apt_update; fi
   echo "e2e: this machine can be set up ($MODE mode, $OS_ID $CODENAME $NATIVE_ARCH)"
   exit 0
 fi
@@ -284,7 +298,7 @@ is_elf() { [ -s "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177EL
 native_busybox() {
   local f
   f=$(dpkg -L busybox-static | grep -E '/bin/busybox$' | head -n1)
-  [ -n "$f" ] && [ -x "$f" ] || fail "busybox-static installs no bin/busybox"
+  if [ -z "$f" ] || [ ! -x "$f" ]; then fail "busybox-static installs no bin/busybox"; fi
   install -m 0755 "$f" "$CACHE/busybox-$NATIVE_ARCH"
 }
 # Downloads busybox-static for $OTHER_ARCH with a private apt run (no dpkg --add-architecture).
@@ -328,9 +342,6 @@ is_elf "$CACHE/busybox-$OTHER_ARCH" || fail "no $OTHER_ARCH busybox"
 log "busybox: $CACHE/busybox-amd64, $CACHE/busybox-arm64"
 
 # ---------------------------------------------------------------- dockerd
-containerd_store() {
-  docker_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter'
-}
 if [ "$MODE" = own ]; then
   pid=$(recorded_pid dockerd dockerd)
   if [ -n "$pid" ] && docker_ping; then
@@ -353,8 +364,9 @@ if [ "$MODE" = own ]; then
 else
   log "a Docker engine already answers on $SOCK ($(docker_cli version --format '{{.Server.Version}}' 2>/dev/null)): using it"
   if ! containerd_store; then
-    [ "${E2E_RECONFIGURE_DOCKER:-}" = 1 ] && command -v systemctl >/dev/null ||
+    if [ "${E2E_RECONFIGURE_DOCKER:-}" != 1 ] || ! command -v systemctl >/dev/null; then
       cannot "the Docker engine on $SOCK does not use the containerd image store, without which BuildKit has no image exporter (--push, --load fail); add \"features\":{\"containerd-snapshotter\":true} to /etc/docker/daemon.json and restart it, or set E2E_RECONFIGURE_DOCKER=1 to let this script do it"
+    fi
     log "enabling the containerd image store in /etc/docker/daemon.json and restarting docker"
     mkdir -p /etc/docker
     node -e '
@@ -373,6 +385,10 @@ BUILDX_VERSION=$(docker buildx version 2>/dev/null | awk '{print $2}') || true
 
 # ---------------------------------------------------------------- registry
 pid=$(recorded_pid registry docker-registry)
+# Where a service manager runs (e.g. Ubuntu), installing docker-registry starts its service on :5000.
+if [ -z "$pid" ] && command -v systemctl >/dev/null && systemctl is-active --quiet docker-registry 2>/dev/null; then
+  wait_for 15 registry_ping || true
+fi
 if [ -n "$pid" ] && registry_ping; then
   log "registry already running on $REGISTRY_ADDR (PID $pid): reusing it"
 elif [ -z "$pid" ] && registry_ping; then

@@ -1,7 +1,7 @@
 // `npm run demo`: the configure action's whole job, main then post, against the embedded emulator.
 // With a working dockerd + buildx on this machine, the builders proxy to its BuildKit and a real image
 // is built between main and post; otherwise a recording fake docker stands in for the buildx calls.
-import {execFileSync, spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     const main = await runAction({script: join(dist, 'main', 'index.js'), inputs, env, workDir: work});
     console.log('── configure: main ──');
     console.log(formatRunReport(main, {logs: true}));
-    if (main.exitCode === 0 && dockerSocket) realBuild(main.outputs['name'] ?? '', work);
+    if (main.exitCode === 0 && dockerSocket) await realBuild(main.outputs['name'] ?? '', work, env);
     const post = await runAction({
       script: join(dist, 'post', 'index.js'),
       inputs,
@@ -73,17 +73,24 @@ async function main(): Promise<void> {
   }
 }
 
-function realBuild(builder: string, work: string): void {
+/**
+ * Builds on the configured builder. Asynchronously: the builders' TLS proxies run in this process, so a
+ * synchronous child (execFileSync) would block them and the build would hang. `env` carries the
+ * DOCKER_CONFIG the configure step created the builder in.
+ */
+async function realBuild(builder: string, work: string, env: Record<string, string>): Promise<void> {
   const ctx = join(work, 'context');
   mkdirSync(ctx, {recursive: true});
   writeFileSync(join(ctx, 'hello.txt'), 'built on a remote builder\n');
   writeFileSync(join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY hello.txt /hello.txt\n');
   console.log(`── docker buildx build --builder ${builder} ──`);
-  execFileSync(
-    'docker',
-    ['buildx', 'build', '--builder', builder, '--output', `type=local,dest=${join(work, 'out')}`, ctx],
-    {stdio: 'inherit'}
-  );
+  const args = ['buildx', 'build', '--builder', builder, '--output', `type=local,dest=${join(work, 'out')}`, ctx];
+  const code = await new Promise<number | null>((resolvePromise, reject) => {
+    const child = spawn('docker', args, {stdio: 'inherit', env: {...process.env, ...env}});
+    child.once('error', reject);
+    child.once('close', resolvePromise);
+  });
+  if (code !== 0) throw new Error(`docker ${args.join(' ')} failed with exit ${code}`);
   console.log(`Result: ${readFileSync(join(work, 'out', 'hello.txt'), 'utf8').trim()}\n`);
 }
 

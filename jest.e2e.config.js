@@ -1,0 +1,15 @@
+/**
+ * End-to-end tests against a real BuildKit (scripts/e2e-up.sh sets it up): `npm run test:e2e`.
+ * Same ESM/ts-jest setup as jest.config.js; one test file at a time, with long timeouts.
+ */
+import base from './jest.config.js';
+
+const {collectCoverageFrom: _coverage, ...shared} = base;
+
+export default {
+  ...shared,
+  testMatch: ['**/__e2e__/**/*.e2e.test.ts'],
+  maxWorkers: 1,
+  testTimeout: 10 * 60_000,
+  verbose: true
+};

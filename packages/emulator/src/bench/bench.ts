@@ -1,6 +1,7 @@
 // `npm run bench`: drives the bundled actions through the runner harness against the emulator and
 // prints median/p95 figures; writes bench/results.json. Not part of the tests.
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFile, spawnSync} from 'node:child_process';
+import {promisify} from 'node:util';
 import {mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {cpus, tmpdir, totalmem} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
@@ -175,7 +176,8 @@ async function billedOverhead(delays: number[]): Promise<void> {
         const job = await configureJob(emu, 'p', {
           between: async (main, work) => {
             const t0 = Date.now();
-            execFileSync('docker', ['buildx', 'build', '--builder', main.outputs['name'] ?? '', '.'], {
+            // Async: a blocking exec would freeze the emulator (and its TLS proxies) in this process.
+            await promisify(execFile)('docker', ['buildx', 'build', '--builder', main.outputs['name'] ?? '', '.'], {
               env: {
                 ...process.env,
                 PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`,

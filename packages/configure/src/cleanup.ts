@@ -1,10 +1,8 @@
 import {
-  ApiClient,
-  Buildx,
-  postCleanup,
-  resolveCredentials,
+  postStepCleanup,
   type ActionIO,
   type BuilderApi,
+  type Buildx,
   type PostCleanupResult
 } from '@remote-builder-actions/core';
 import {Input} from './context.js';
@@ -16,23 +14,6 @@ export interface CleanupDeps {
 }
 
 /** The configure action's post step: buildx rm, remove the certificates, tear every builder down. Never fails the job. */
-export async function cleanup(deps: CleanupDeps): Promise<PostCleanupResult> {
-  const {io} = deps;
-  const clients: {close(): void}[] = [];
-  try {
-    return await postCleanup({
-      logger: io.logger,
-      state: io.state,
-      buildx: deps.buildx ?? new Buildx({logger: io.logger}),
-      makeApi: apiUrl => {
-        const {token} = resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey);
-        io.logger.setSecret(token);
-        const api = (deps.makeApi ?? ((url, t) => new ApiClient({baseUrl: url, token: t})))(apiUrl, token);
-        clients.push(api);
-        return api;
-      }
-    });
-  } finally {
-    clients.forEach(c => c.close());
-  }
+export function cleanup(deps: CleanupDeps): Promise<PostCleanupResult> {
+  return postStepCleanup({...deps, apiKeyInput: Input.ApiKey});
 }

@@ -4,6 +4,10 @@
 // with the node's --driver-opt cacert/cert/key files, as buildx's remote driver does.
 // Faults: FAKE_DOCKER_FAIL=create,append,bootstrap,rm,build,version (comma list) makes those exit 1;
 // FAKE_DOCKER_HANG=rm,... makes them hang until killed; FAKE_DOCKER_BUILD_MS delays `buildx build`.
+// `buildx build`/`bake` print a `#0 building with "<builder>"` line first (before any fault), then write
+// --metadata-file (containerimage.digest, image.name from --tag) and --iidfile. FAKE_DOCKER_BUILDX_VERSION
+// sets the version `buildx version` reports (default 0.13.1); FAKE_DOCKER_BUILDKIT_VERSION the
+// `BuildKit version:` of every node in `inspect --bootstrap` (default v0.13.2; empty = not printed).
 import {appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {connect} from 'node:tls';
@@ -36,7 +40,8 @@ if (args[0] !== 'buildx') die(`fake docker only knows "docker buildx", got: ${ar
 const cmd = args[1];
 
 if (cmd === 'version') {
-  if (!maybeFault('version')) console.log('github.com/docker/buildx v0.13.1 fake-docker');
+  if (!maybeFault('version'))
+    console.log(`github.com/docker/buildx v${process.env.FAKE_DOCKER_BUILDX_VERSION || '0.13.1'} fake-docker`);
 } else if (cmd === 'create') {
   const append = args.includes('--append');
   if (!maybeFault(append ? 'append' : 'create')) {
@@ -75,13 +80,25 @@ if (cmd === 'version') {
     store(builders);
   }
 } else if (cmd === 'build' || cmd === 'bake') {
+  console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
   if (!maybeFault(cmd)) {
     const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
     if (ms > 0) await new Promise(r => setTimeout(r, ms));
     const meta = flag('--metadata-file');
-    if (meta) writeFileSync(meta, JSON.stringify({'containerimage.digest': 'sha256:' + '0'.repeat(64)}));
+    const tags = args.flatMap((a, i) => (a === '--tag' ? [args[i + 1]] : []));
+    if (meta)
+      writeFileSync(
+        meta,
+        JSON.stringify({
+          'buildx.build.ref': `${flag('--builder') || 'default'}/node/fakebuildref`,
+          'containerimage.config.digest': 'sha256:' + '2'.repeat(64),
+          'containerimage.digest': 'sha256:' + '0'.repeat(64),
+          ...(tags.length > 0 ? {'image.name': tags.join(',')} : {})
+        })
+      );
     const iid = flag('--iidfile');
     if (iid) writeFileSync(iid, 'sha256:' + '1'.repeat(64));
+    console.log('#1 DONE 0.0s');
   }
 } else {
   die(`fake docker does not implement "buildx ${cmd}"`);
@@ -111,8 +128,18 @@ async function bootstrap(name, builder) {
         reject(e);
       });
     }).catch(e => die(`node ${n.node}: ${e.message}`));
+    const bk = process.env.FAKE_DOCKER_BUILDKIT_VERSION ?? 'v0.13.2';
     console.log(
-      `\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\nPlatforms: ${n.platforms || 'linux/amd64'}`
+      `\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\n` +
+        (bk ? `BuildKit version: ${bk}\n` : '') +
+        `Platforms: ${
+          n.platforms
+            ? n.platforms
+                .split(',')
+                .map(p => `${p}*`)
+                .join(', ')
+            : 'linux/amd64'
+        }`
     );
   }
 }

@@ -37,8 +37,6 @@ export interface ProvisionedBuilder {
   /** Assignment request → every builder ready (TLS checked), in ms. */
   timeToReadyMs: number;
   buildxCreated: boolean;
-  /** Output of `buildx inspect --bootstrap` (node platforms, BuildKit versions); set when buildx was set up. */
-  inspectOutput?: string;
 }
 
 export interface ProvisionOpts {
@@ -89,6 +87,7 @@ export class BuilderLifecycle {
   private readonly store: StateStore;
   private readonly opts: BuilderLifecycleOpts;
   private state?: BuilderState;
+  private inspectOutput?: string;
 
   constructor(opts: BuilderLifecycleOpts) {
     this.opts = opts;
@@ -98,6 +97,14 @@ export class BuilderLifecycle {
     this.probe = opts.probe ?? mutualTlsProbe;
     this.buildx = opts.buildx ?? new Buildx({logger: this.logger});
     this.store = opts.state;
+  }
+
+  /**
+   * Output of the last `buildx inspect --bootstrap` of provision (node platforms, BuildKit versions);
+   * undefined when buildx was not set up.
+   */
+  get bootstrapOutput(): string | undefined {
+    return this.inspectOutput;
   }
 
   /** The state as last saved (for summaries and tests). */
@@ -186,9 +193,8 @@ export class BuilderLifecycle {
       })
     );
 
-    let inspectOutput: string | undefined;
     if (opts.setupBuildx) {
-      inspectOutput = await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
+      this.inspectOutput = await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
         this.setupBuildx(nodes, deadline, opts)
       );
     }
@@ -200,8 +206,7 @@ export class BuilderLifecycle {
       platforms: unionPlatforms(nodes.map(n => n.platforms)),
       certDir: state.certDir,
       timeToReadyMs,
-      buildxCreated: state.buildxCreated,
-      ...(inspectOutput !== undefined ? {inspectOutput} : {})
+      buildxCreated: state.buildxCreated
     };
   }
 
@@ -314,24 +319,35 @@ export class BuilderLifecycle {
   private async cleanUpAfterFailure(cause: unknown): Promise<void> {
     const state = this.state as BuilderState;
     const pending = state.builderIds.filter(id => !state.tornDownIds.includes(id));
-    if (pending.length > 0) {
-      this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(cause)}`);
-      const report = await this.teardownAll();
-      for (const f of report.failed) {
-        this.logger.warning(
-          `Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`
-        );
+    if (pending.length > 0) this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(cause)}`);
+    await this.release();
+  }
+
+  /**
+   * Ends everything provision made, at once: tears every builder down (billing stops) and, at the same
+   * time, removes the buildx builder while its endpoints still answer (buildx can stall on a gone one).
+   * Never throws; what fails is warned about and left in the state for the post step.
+   */
+  async release(opts: {teardownTimeoutMs?: number; rmTimeoutMs?: number} = {}): Promise<TeardownReport> {
+    const state = this.state;
+    if (!state) return {tornDown: [], alreadyGone: [], failed: []};
+    const removeBuildx = async (): Promise<void> => {
+      if (!state.buildxCreated) return;
+      try {
+        await this.buildx.rm(state.builderName, {timeoutMs: opts.rmTimeoutMs ?? 10000});
+        state.buildxCreated = false;
+        this.save();
+      } catch (e) {
+        this.logger.warning(errorMessage(e));
       }
-    }
-    if (state.buildxCreated) {
-      await this.buildx.rm(state.builderName, {timeoutMs: 10000}).then(
-        () => {
-          state.buildxCreated = false;
-          this.save();
-        },
-        e => this.logger.warning(errorMessage(e))
+    };
+    const [report] = await Promise.all([this.teardownAll(opts.teardownTimeoutMs), removeBuildx()]);
+    for (const f of report.failed) {
+      this.logger.warning(
+        `Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`
       );
     }
+    return report;
   }
 
   private worthFallingBack(e: unknown): boolean {

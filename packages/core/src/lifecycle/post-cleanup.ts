@@ -1,6 +1,9 @@
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
-import type {Buildx} from '../buildx/buildx.js';
+import {Buildx} from '../buildx/buildx.js';
+import type {ActionIO} from '../action-io.js';
+import {ApiClient} from '../api/api-client.js';
+import {resolveCredentials} from '../inputs.js';
 import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
 import type {BuilderApi} from './builder-api.js';
@@ -103,4 +106,34 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
     );
   }
   return {hadState: true, teardown, maybeBilled};
+}
+
+export interface PostStepOpts {
+  io: ActionIO;
+  /** Name of the action's api-key input (the key is read again: it is never saved in state). */
+  apiKeyInput: string;
+  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
+  buildx?: Buildx;
+}
+
+/** postCleanup wired to an action step: credentials from the input or env, clients closed afterwards. */
+export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupResult> {
+  const {io} = opts;
+  const clients: {close(): void}[] = [];
+  try {
+    return await postCleanup({
+      logger: io.logger,
+      state: io.state,
+      buildx: opts.buildx ?? new Buildx({logger: io.logger}),
+      makeApi: apiUrl => {
+        const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);
+        io.logger.setSecret(token);
+        const api = (opts.makeApi ?? ((url, t) => new ApiClient({baseUrl: url, token: t})))(apiUrl, token);
+        clients.push(api);
+        return api;
+      }
+    });
+  } finally {
+    clients.forEach(c => c.close());
+  }
 }

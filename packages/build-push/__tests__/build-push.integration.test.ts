@@ -1,0 +1,339 @@
+// Runs the bundled build-push action (dist/), main then post, through the runner harness against the
+// emulator over loopback HTTP and mutual TLS, with the recording fake docker on PATH.
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {Emulator, runAction, runMainAndPost, type ActionRunResult} from '@remote-builder-actions/emulator';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const MAIN = join(root, 'dist/build-push/main/index.js');
+const POST = join(root, 'dist/build-push/post/index.js');
+const CONFIGURE_MAIN = join(root, 'dist/configure/main/index.js');
+const CONFIGURE_POST = join(root, 'dist/configure/post/index.js');
+const FAKE_DOCKER_BIN = join(root, 'packages/emulator/fake-docker');
+const API_KEY = 'rb_test_key_5b8e2d7a4c';
+const DIGEST = `sha256:${'0'.repeat(64)}`;
+const IMAGE_ID = `sha256:${'1'.repeat(64)}`;
+const RUN_URL = 'https://github.com/octo-org/octo-repo/actions/runs/1/attempts/1';
+
+let emu: Emulator;
+let work: string;
+
+beforeAll(async () => {
+  for (const f of [MAIN, POST, CONFIGURE_MAIN, CONFIGURE_POST]) {
+    if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
+  }
+  emu = await Emulator.start({
+    profiles: [
+      {name: 'single', architectures: ['amd64']},
+      {name: 'multi', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2}
+    ],
+    apiKeys: [{key: API_KEY, scopes: ['builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+afterEach(() => {
+  emu.clearFaults();
+  if (work) rmSync(work, {recursive: true, force: true});
+});
+
+function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
+  work = mkdtempSync(join(tmpdir(), 'build-push-it-'));
+  return {
+    main: MAIN,
+    post: POST,
+    workDir: work,
+    inputs: {'api-url': emu.url, 'api-key': API_KEY, context: '.', ...inputs},
+    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+  };
+}
+
+function dockerCalls(): string[][] {
+  const file = join(work, 'docker', 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map(l => (JSON.parse(l) as {argv: string[]}).argv);
+}
+
+function buildCalls(): string[][] {
+  return dockerCalls().filter(c => c[1] === 'build');
+}
+
+function stateOf(r: ActionRunResult): {builderIds: string[]; builderName: string; certDir: string} {
+  return JSON.parse(r.state['builder'] ?? '{}') as {builderIds: string[]; builderName: string; certDir: string};
+}
+
+function live(ids: string[]) {
+  return emu.ledger().filter(e => ids.includes(e.builderId) && e.terminatedAt === undefined);
+}
+
+function errorOf(r: ActionRunResult): string {
+  return r.annotations.find(a => a.level === 'error')?.message ?? '';
+}
+
+/** Every byte a step wrote anywhere, minus the lines that register masks. */
+function everything(r: ActionRunResult): string {
+  const text = [r.stdout, r.stderr, r.rawFiles.output, r.rawFiles.state, r.rawFiles.env, r.rawFiles.summary].join('\n');
+  return text
+    .split('\n')
+    .filter(l => !l.startsWith('::add-mask::'))
+    .join('\n');
+}
+
+describe('build-push action (bundled) against the emulator', () => {
+  test('builds on an assigned builder: docker argv, outputs from the iidfile and metadata file, summary, teardown in post', async () => {
+    const j = job({'profile-name': 'single', tags: 'user/app:latest', push: 'true', platforms: 'linux/amd64'});
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.stderr).toBe('');
+    expect(main.exitCode).toBe(0);
+    expect(main.outputs['imageid']).toBe(IMAGE_ID);
+    expect(main.outputs['digest']).toBe(DIGEST);
+    const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, string>;
+    expect(metadata['containerimage.digest']).toBe(DIGEST);
+    expect(metadata['image.name']).toBe('user/app:latest');
+
+    const {builderIds, builderName} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    const calls = dockerCalls();
+    expect(calls[0]).toEqual(['buildx', 'version']);
+    const create = calls.find(c => c[1] === 'create') ?? [];
+    expect(create).not.toContain('--use');
+    expect(create.slice(create.indexOf('--platform'), create.indexOf('--platform') + 2)).toEqual([
+      '--platform',
+      'linux/amd64'
+    ]);
+    const build = buildCalls();
+    expect(build).toHaveLength(1);
+    const argv = build[0] as string[];
+    const tmp = dirname(argv[argv.indexOf('--iidfile') + 1] as string);
+    expect(tmp.startsWith(join(work, 'runner-temp'))).toBe(true);
+    // docker/build-push-action v6 argv for these inputs, plus --builder at docker's place for it.
+    expect(argv).toEqual([
+      'buildx',
+      'build',
+      '--iidfile',
+      join(tmp, 'iidfile.txt'),
+      '--platform',
+      'linux/amd64',
+      '--attest',
+      `type=provenance,mode=max,builder-id=${RUN_URL}`,
+      '--tag',
+      'user/app:latest',
+      '--builder',
+      builderName,
+      '--metadata-file',
+      join(tmp, 'metadata.json'),
+      '--push',
+      '.'
+    ]);
+    // The private folder (secrets, iidfile, metadata) is gone once main ends.
+    expect(existsSync(tmp)).toBe(false);
+    expect(main.summary).toContain('single');
+    expect(main.summary).toContain(DIGEST);
+    expect(main.summary).toContain('user/app:latest');
+    expect(main.summary).toContain('linux/amd64');
+    // Billing stops when the build ends: main tears the builders down and removes the buildx builder.
+    expect(live(builderIds)).toEqual([]);
+    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
+    expect(dockerCalls().slice(-1)).toEqual([['buildx', 'rm', builderName]]);
+    expect(main.stdout).toMatch(/Tore down .* after the build; billing stopped/);
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
+    expect(post.stdout).toMatch(/already torn down by main/);
+    expect(dockerCalls().filter(c => c[1] === 'rm')).toHaveLength(1);
+  });
+
+  test('multi-arch: one node per builder with its platform, build for both', async () => {
+    const {main, post} = await runMainAndPost(
+      job({'profile-name': 'multi', platforms: 'linux/amd64,linux/arm64', outputs: 'type=image,push=false'})
+    );
+    expect(main.exitCode).toBe(0);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(2);
+    const creates = dockerCalls().filter(c => c[1] === 'create');
+    expect(creates.map(c => c[c.indexOf('--platform') + 1]).sort()).toEqual(['linux/amd64', 'linux/arm64']);
+    expect(creates[1]).toContain('--append');
+    const argv = buildCalls()[0] as string[];
+    expect(argv.slice(argv.indexOf('--platform'), argv.indexOf('--platform') + 2)).toEqual([
+      '--platform',
+      'linux/amd64,linux/arm64'
+    ]);
+    expect(main.summary).toContain('linux/arm64');
+    expect(post.exitCode).toBe(0);
+    expect(live(builderIds)).toEqual([]);
+  });
+
+  test('builder input: builds on the builder made by the configure action; nothing assigned or torn down', async () => {
+    const j = job({});
+    const configured = await runAction({
+      script: CONFIGURE_MAIN,
+      workDir: work,
+      env: j.env,
+      inputs: {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'single', use: 'false'}
+    });
+    expect(configured.exitCode).toBe(0);
+    const shared = configured.outputs['name'] as string;
+    const ledgerBefore = emu.ledger().length;
+    const assignsBefore = emu.requests().filter(r => r.route === 'assign').length;
+
+    const {main, post} = await runMainAndPost({
+      ...j,
+      inputs: {builder: shared, context: '.', tags: 'user/app:shared'}
+    });
+    expect(main.exitCode).toBe(0);
+    expect(main.outputs['digest']).toBe(DIGEST);
+    expect(main.state['builder']).toBeUndefined();
+    const argv = buildCalls()[0] as string[];
+    expect(argv.slice(argv.indexOf('--builder'), argv.indexOf('--builder') + 2)).toEqual(['--builder', shared]);
+    expect(dockerCalls().some(c => c[1] === 'inspect' && c.includes('--bootstrap') && c.includes(shared))).toBe(true);
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/nothing to tear down/);
+    expect(emu.ledger().length).toBe(ledgerBefore);
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assignsBefore);
+    const sharedIds = configured.outputs['builder-ids']?.split(',') ?? [];
+    expect(live(sharedIds)).toHaveLength(1);
+
+    const configurePost = await runAction({
+      script: CONFIGURE_POST,
+      workDir: work,
+      env: j.env,
+      inputs: {'api-url': emu.url, 'api-key': API_KEY},
+      state: configured.state
+    });
+    expect(configurePost.exitCode).toBe(0);
+    expect(live(sharedIds)).toEqual([]);
+  });
+
+  test('platform guard: an architecture the profile lacks fails before building, builders torn down in main', async () => {
+    const j = job({'profile-name': 'single', platforms: 'linux/amd64,linux/arm64'});
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    const error = errorOf(main);
+    expect(error).toMatch(/arm64/);
+    expect(error).toMatch(/enable arm64 on builder profile "single"/);
+    expect(error).toMatch(/exec format error/);
+    expect(buildCalls()).toEqual([]);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    expect(live(builderIds)).toEqual([]);
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/already torn down by main/);
+  });
+
+  test('a failing build tears the builders down in main, not in post', async () => {
+    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'build'});
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/buildx failed with: ERROR: fake docker: build failed/);
+    const {builderIds} = stateOf(main);
+    expect(live(builderIds)).toEqual([]);
+    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
+  });
+
+  test('SIGINT during the build kills it and tears the builders down before main exits', async () => {
+    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_HANG: 'build'});
+    const {main, post} = await runMainAndPost({
+      ...j,
+      signals: [{signal: 'SIGINT', whenOutputMatches: /#0 building with/}]
+    });
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Cancelled by SIGINT during the build/);
+    expect(main.durationMs).toBeLessThan(10000);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    expect(live(builderIds)).toEqual([]);
+    expect(post.exitCode).toBe(0);
+  });
+
+  test('buildx missing while the assignment is pending: the builder is torn down in main', async () => {
+    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'version'});
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Docker buildx is required/);
+    const ids = stateOf(main).builderIds ?? [];
+    expect(live(ids)).toEqual([]);
+  });
+
+  test('bad input fails before any assignment, naming the input', async () => {
+    const before = emu.ledger().length;
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const {main} = await runMainAndPost(job({'profile-name': 'single', push: 'yes'}));
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Input "push": "yes" is not a boolean/);
+    expect(emu.ledger().length).toBe(before);
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
+    expect(dockerCalls()).toEqual([]);
+  });
+
+  test('DOCKER_BUILD_SUMMARY=false: no job summary, outputs still set', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'false'}));
+    expect(main.exitCode).toBe(0);
+    expect(main.summary).toBe('');
+    expect(main.outputs['digest']).toBe(DIGEST);
+    expect(post.exitCode).toBe(0);
+  });
+
+  test('secrets, the GitHub token, the API key and the client key are never printed', async () => {
+    const secretValue = 's3cr3t-build-value-81f2';
+    const fileSecret = 'file-secret-content-7c1d';
+    const token = 'ghs_buildpushtoken0123456789';
+    const j = job(
+      {
+        'profile-name': 'single',
+        context: '',
+        secrets: `MY_SECRET=${secretValue}\n"MULTI=line-one-aaaa\nline-two-bbbb"`,
+        'secret-envs': 'ENV_SECRET=SOME_ENV',
+        'secret-files': 'FILE_SECRET=./secret.txt',
+        'github-token': token
+      },
+      {SOME_ENV: 'env-secret-value-3e9a'}
+    );
+    mkdirSync(join(work, 'workspace'), {recursive: true});
+    writeFileSync(join(work, 'workspace', 'secret.txt'), fileSecret);
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(0);
+    const {certDir} = stateOf(main);
+    const nodeDir = readdirSync(certDir)[0] as string;
+    const keyPem = readFileSync(join(certDir, nodeDir, 'key.pem'), 'utf8');
+    const argv = buildCalls()[0] as string[];
+    // Default Git context and the token as GIT_AUTH_TOKEN.<host>, as docker does.
+    expect(argv[argv.length - 1]).toBe(
+      'https://github.com/octo-org/octo-repo.git#ffac537e6cbbf934b08745a378932722df287a53'
+    );
+    const secrets = argv.flatMap((a, i) => (a === '--secret' ? [argv[i + 1] as string] : []));
+    expect(secrets.map(s => s.replace(/,src=.*$/, ''))).toEqual([
+      'id=ENV_SECRET,env=SOME_ENV',
+      'id=MY_SECRET',
+      'id=MULTI',
+      'id=FILE_SECRET',
+      'id=GIT_AUTH_TOKEN.github.com'
+    ]);
+    expect(main.masks).toEqual(expect.arrayContaining([API_KEY, secretValue, token, 'line-one-aaaa']));
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
+    expect(post.exitCode).toBe(0);
+    const leaks = [
+      API_KEY,
+      secretValue,
+      fileSecret,
+      token,
+      'line-one-aaaa',
+      'line-two-bbbb',
+      ...keyPem.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----'))
+    ];
+    for (const r of [main, post]) {
+      const all = everything(r);
+      for (const s of leaks) expect(all.includes(s)).toBe(false);
+    }
+    // Only paths reach the argv, never values.
+    expect(argv.join(' ')).not.toContain(secretValue);
+    expect(live(stateOf(main).builderIds)).toEqual([]);
+  });
+});

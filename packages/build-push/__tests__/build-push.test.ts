@@ -1,0 +1,143 @@
+import {describe, expect, test} from '@jest/globals';
+import {mkdtempSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {
+  MemoryStateStore,
+  type ActionIO,
+  type Exec,
+  type ExecOpts,
+  type ExecResult,
+  type JobSummary,
+  type Logger
+} from '@remote-builder-actions/core';
+import {buildPush} from '../src/build-push.js';
+import {buildSummary, summaryEnabled} from '../src/summary.js';
+
+interface Recorded {
+  io: ActionIO;
+  lines: string[];
+  outputs: Record<string, string>;
+  summaries: JobSummary[];
+}
+
+function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Recorded {
+  const lines: string[] = [];
+  const outputs: Record<string, string> = {};
+  const summaries: JobSummary[] = [];
+  const logger: Logger = {
+    debug: m => lines.push(`debug: ${m}`),
+    info: m => lines.push(m),
+    warning: m => lines.push(`warning: ${m}`),
+    error: m => lines.push(`error: ${m}`),
+    group: (_t, fn) => fn(),
+    setSecret: () => undefined
+  };
+  const io: ActionIO = {
+    logger,
+    state: new MemoryStateStore(),
+    env: {
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_REF: 'refs/heads/main',
+      RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'bp-')),
+      ...env
+    },
+    getInput: n => (inputs[n] ?? '').trim(),
+    setOutput: (n, v) => (outputs[n] = v),
+    exportVariable: () => undefined,
+    writeSummary: async s => void summaries.push(s),
+    setFailed: () => undefined
+  };
+  return {io, lines, outputs, summaries};
+}
+
+/** A docker that answers version and inspect, and writes the iidfile and metadata file on build. */
+class FakeDocker implements Exec {
+  readonly calls: string[][] = [];
+  constructor(private readonly inspect: string) {}
+  async run(_cmd: string, args: string[], _opts?: ExecOpts): Promise<ExecResult> {
+    this.calls.push(args);
+    if (args[1] === 'version') return {exitCode: 0, stdout: 'github.com/docker/buildx v0.13.1 abc\n', stderr: ''};
+    if (args[1] === 'inspect') return {exitCode: 0, stdout: this.inspect, stderr: ''};
+    const flag = (f: string) => args[args.indexOf(f) + 1] as string;
+    writeFileSync(flag('--iidfile'), 'sha256:iid');
+    writeFileSync(flag('--metadata-file'), JSON.stringify({'containerimage.digest': 'sha256:dig'}));
+    return {exitCode: 0, stdout: '', stderr: ''};
+  }
+}
+
+describe('buildPush on a shared builder (builder input)', () => {
+  test('nodes report no platforms: the guard is skipped with a debug line and the build runs', async () => {
+    const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nEndpoint: tcp://h:1\nStatus: running\n');
+    const r = fakeIO({builder: 'shared', context: '.', platforms: 'linux/arm64'});
+    const res = await buildPush({io: r.io, exec: docker});
+    expect(r.lines).toContain('debug: build-push: platform check skipped: builder "shared" reports no node platforms');
+    expect(res.digest).toBe('sha256:dig');
+    expect(r.outputs).toEqual({
+      imageid: 'sha256:iid',
+      digest: 'sha256:dig',
+      metadata: '{\n  "containerimage.digest": "sha256:dig"\n}'
+    });
+    // No BuildKit version reported: no default provenance, as docker's BuildKit.versionSatisfies decides.
+    expect(docker.calls[2]).not.toContain('--attest');
+    const build = docker.calls[2] as string[];
+    expect(build.slice(0, 2)).toEqual(['buildx', 'build']);
+    expect(build[build.indexOf('--builder') + 1]).toBe('shared');
+    expect(build[build.length - 1]).toBe('.');
+  });
+
+  test('platform guard on a shared builder names the missing architecture and the fix', async () => {
+    const docker = new FakeDocker(
+      'Name: shared\nDriver: remote\n\nName: n0\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*\n'
+    );
+    const r = fakeIO({builder: 'shared', context: '.', platforms: 'linux/amd64,linux/arm64'});
+    await expect(buildPush({io: r.io, exec: docker})).rejects.toThrow(
+      /asks for arm64, but no node of builder "shared" offers it \(it has amd64, 386\).*use a builder with a arm64 node/
+    );
+    expect(docker.calls.some(c => c[1] === 'build')).toBe(false);
+  });
+
+  test('a builder that does not exist: the error names the input and the fix', async () => {
+    const docker: Exec = {
+      run: async (_c, args) =>
+        args[1] === 'version'
+          ? {exitCode: 0, stdout: 'v0.13.1', stderr: ''}
+          : {exitCode: 1, stdout: '', stderr: 'ERROR: no builder "nope" found'}
+    };
+    const r = fakeIO({builder: 'nope', context: '.'});
+    await expect(buildPush({io: r.io, exec: docker})).rejects.toThrow(/Input "builder": .*no builder "nope" found/);
+  });
+});
+
+describe('summary', () => {
+  test('DOCKER_BUILD_SUMMARY and the deprecated DOCKER_BUILD_NO_SUMMARY', () => {
+    const io = (env: NodeJS.ProcessEnv) => ({env, logger: {...fakeIO({}).io.logger}});
+    expect(summaryEnabled(io({}))).toBe(true);
+    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: 'false'}))).toBe(false);
+    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: '0'}))).toBe(false);
+    expect(summaryEnabled(io({DOCKER_BUILD_NO_SUMMARY: 'true'}))).toBe(false);
+    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: 'nope'}))).toBe(true);
+  });
+
+  test('profile, nodes with platforms, time to ready, build time, tags, digest', () => {
+    const s = buildSummary({
+      profile: 'p',
+      builderName: 'b',
+      nodes: [{builder: 'b', node: 'n0', platforms: ['linux/amd64']}],
+      timeToReadyMs: 1500,
+      buildMs: 12000,
+      tags: ['a/b:1'],
+      digest: 'sha256:d'
+    });
+    expect(s.table).toEqual([
+      ['Builder', 'Node', 'Platforms'],
+      ['b', 'n0', 'linux/amd64']
+    ]);
+    expect(s.notes).toEqual([
+      'Builder profile "p"; ready after 1.5 s.',
+      'Build time: 12.0 s.',
+      'Tags: a/b:1.',
+      'Digest: sha256:d.'
+    ]);
+  });
+});

@@ -1,0 +1,225 @@
+import {
+  hasAttestationType,
+  hasDockerExporter,
+  hasGitAuthTokenSecret,
+  hasLocalExporter,
+  hasTarExporter,
+  renderTemplate,
+  resolveAttestationAttrs,
+  resolveProvenanceAttrs,
+  resolveSecretEnv,
+  versionAtLeast,
+  errorMessage,
+  type GitHubContext,
+  type Logger,
+  type SecretStore
+} from '@remote-builder-actions/core';
+import {Input, type Inputs} from './context.js';
+
+/** `--secret` values, resolved once (secret files written) before the argv is assembled. */
+export interface ResolvedSecrets {
+  /** From `secret-envs`: `id=KEY,env=NAME`. */
+  envs: string[];
+  /** From `secrets`: `id=KEY,src=FILE`. */
+  strings: string[];
+  /** From `secret-files`: `id=KEY,src=FILE` (a private copy). */
+  files: string[];
+  /** `github-token` as `GIT_AUTH_TOKEN.<host>`, when the build context is this repository's Git context. */
+  gitAuth?: string;
+}
+
+/** Everything besides the inputs that decides the argv. */
+export interface ArgsEnv {
+  /** `docker buildx version`, e.g. "0.13.1". */
+  buildxVersion: string;
+  /** The build context after rendering `{{defaultContext}}`. */
+  context: string;
+  github: GitHubContext;
+  secrets: ResolvedSecrets;
+  imageIdFile: string;
+  metadataFile: string;
+  /**
+   * Whether every node's BuildKit is >= 0.11.0 (docker only then adds the default provenance attestation);
+   * false when unknown.
+   */
+  buildkitSupportsAttestations: boolean;
+  /** BUILDX_NO_DEFAULT_ATTESTATIONS and friends. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The argv, plus the warnings docker's action would print while building it. */
+export interface BuildArgs {
+  args: string[];
+  warnings: string[];
+}
+
+/** The build context: the `context` input with `{{defaultContext}}` rendered (docker compiles it with Handlebars). */
+export function renderContext(inputs: Pick<Inputs, 'context'>, github: GitHubContext): string {
+  return renderTemplate(inputs.context, {defaultContext: github.gitContext()});
+}
+
+/**
+ * Writes the secret files and returns the `--secret` values, in docker's order. A malformed entry or a
+ * missing secret file is skipped with a warning, as docker does; the warning never holds a secret value.
+ */
+export function resolveSecrets(
+  inputs: Inputs,
+  context: string,
+  store: SecretStore,
+  github: GitHubContext,
+  logger: Logger
+): ResolvedSecrets {
+  const each = (input: Input, values: string[], resolve: (v: string) => string): string[] => {
+    const out: string[] = [];
+    for (const v of values) {
+      try {
+        out.push(resolve(v));
+      } catch (e) {
+        logger.warning(`Input "${input}": ${errorMessage(e)}; that entry is skipped`);
+      }
+    }
+    return out;
+  };
+  const resolved: ResolvedSecrets = {
+    envs: each(Input.SecretEnvs, inputs['secret-envs'], resolveSecretEnv),
+    strings: each(Input.Secrets, inputs.secrets, v => store.resolveString(v)),
+    files: each(Input.SecretFiles, inputs['secret-files'], v => store.resolveFile(v))
+  };
+  const gitContext = github.gitContext();
+  const token = inputs['github-token'];
+  if (token && !hasGitAuthTokenSecret(inputs.secrets) && gitContext !== undefined && context.startsWith(gitContext)) {
+    const host = new URL(github.serverUrl).host.trimEnd();
+    resolved.gitAuth = store.resolveString(`GIT_AUTH_TOKEN.${host}=${token}`);
+  }
+  return resolved;
+}
+
+/**
+ * `docker buildx build` argv (without `docker buildx`), flag for flag and in the order docker/build-push-action
+ * v6 builds it (src/context.ts getArgs → getBuildArgs, getCommonArgs, context), with its buildx version gates.
+ * Pure: secrets are resolved beforehand.
+ */
+export function getArgs(inputs: Inputs, env: ArgsEnv): BuildArgs {
+  const warnings: string[] = [];
+  const at = (min: string): boolean => versionAtLeast(env.buildxVersion, min);
+  const args = ['build'];
+  const each = (flag: string, values: string[]): void => values.forEach(v => args.push(flag, v));
+
+  each('--add-host', inputs['add-hosts']);
+  each('--allow', inputs.allow);
+  if (at('0.12.0')) each('--annotation', inputs.annotations);
+  else if (inputs.annotations.length > 0)
+    warnings.push("Annotations are only supported by buildx >= 0.12.0; the input 'annotations' is ignored.");
+  each('--build-arg', inputs['build-args']);
+  if (at('0.8.0')) {
+    const defaultContext = env.github.gitContext();
+    each(
+      '--build-context',
+      inputs['build-contexts'].map(c => renderTemplate(c, {defaultContext}))
+    );
+  } else if (inputs['build-contexts'].length > 0) {
+    warnings.push("Build contexts are only supported by buildx >= 0.8.0; the input 'build-contexts' is ignored.");
+  }
+  each('--cache-from', inputs['cache-from']);
+  each('--cache-to', inputs['cache-to']);
+  if (inputs.call) {
+    if (!at('0.15.0')) {
+      throw new Error(
+        `Input "call": buildx >= 0.15.0 is required to use the call flag (found ${env.buildxVersion}): update buildx on the runner or remove "call"`
+      );
+    }
+    args.push('--call', inputs.call);
+  }
+  if (inputs['cgroup-parent']) args.push('--cgroup-parent', inputs['cgroup-parent']);
+  each('--secret', env.secrets.envs);
+  if (inputs.file) args.push('--file', inputs.file);
+  if (
+    !hasLocalExporter(inputs.outputs) &&
+    !hasTarExporter(inputs.outputs) &&
+    (inputs.platforms.length === 0 || at('0.4.2'))
+  ) {
+    args.push('--iidfile', env.imageIdFile);
+  }
+  each('--label', inputs.labels);
+  each('--no-cache-filter', inputs['no-cache-filters']);
+  each('--output', inputs.outputs);
+  if (inputs.platforms.length > 0) args.push('--platform', inputs.platforms.join(','));
+  if (at('0.10.0')) args.push(...attestArgs(inputs, env));
+  else
+    warnings.push(
+      "Attestations are only supported by buildx >= 0.10.0; the inputs 'attests', 'provenance' and 'sbom' are ignored."
+    );
+  each('--secret', env.secrets.strings);
+  each('--secret', env.secrets.files);
+  if (env.secrets.gitAuth) args.push('--secret', env.secrets.gitAuth);
+  if (inputs['shm-size']) args.push('--shm-size', inputs['shm-size']);
+  each('--ssh', inputs.ssh);
+  each('--tag', inputs.tags);
+  if (inputs.target) args.push('--target', inputs.target);
+  each('--ulimit', inputs.ulimit);
+
+  // getCommonArgs
+  if (inputs.builder) args.push('--builder', inputs.builder);
+  if (inputs.load) args.push('--load');
+  if (at('0.6.0')) args.push('--metadata-file', env.metadataFile);
+  if (inputs.network) args.push('--network', inputs.network);
+  if (inputs['no-cache']) args.push('--no-cache');
+  if (inputs.pull) args.push('--pull');
+  if (inputs.push) args.push('--push');
+  args.push(env.context);
+  return {args, warnings};
+}
+
+/** docker's getAttestArgs: provenance and sbom inputs win over the same types in `attests`. */
+function attestArgs(inputs: Inputs, env: ArgsEnv): string[] {
+  const args: string[] = [];
+  const runUrl = env.github.workflowRunUrl(true);
+  const attestHasProvenance = inputs.attests.some(a => hasAttestationType('provenance', a));
+  let provenanceSet = false;
+  let sbomSet = false;
+  if (inputs.provenance) {
+    args.push('--attest', resolveAttestationAttrs(`type=provenance,${inputs.provenance}`));
+    provenanceSet = true;
+  } else if (
+    !attestHasProvenance &&
+    !noDefaultAttestations(env.env) &&
+    env.buildkitSupportsAttestations &&
+    !hasDockerExporter(inputs.outputs, inputs.load)
+  ) {
+    // buildx's own default for private repositories; max for public ones.
+    // https://github.com/docker/buildx/blob/fb27e3f919dcbf614d7126b10c2bc2d0b1927eb6/build/build.go#L603
+    const attrs = env.github.repositoryIsPrivate ? 'mode=min,inline-only=true' : 'mode=max';
+    args.push('--attest', `type=provenance,${resolveProvenanceAttrs(attrs, runUrl)}`);
+  }
+  if (inputs.sbom) {
+    args.push('--attest', resolveAttestationAttrs(`type=sbom,${inputs.sbom}`));
+    sbomSet = true;
+  }
+  for (const attest of inputs.attests) {
+    const isProvenance = hasAttestationType('provenance', attest);
+    const isSbom = hasAttestationType('sbom', attest);
+    if (!isProvenance && !isSbom) args.push('--attest', resolveAttestationAttrs(attest));
+    else if (!provenanceSet && isProvenance) args.push('--attest', resolveProvenanceAttrs(attest, runUrl));
+    else if (!sbomSet && isSbom) args.push('--attest', attest);
+  }
+  return args;
+}
+
+function noDefaultAttestations(env: NodeJS.ProcessEnv): boolean {
+  const v = env['BUILDX_NO_DEFAULT_ATTESTATIONS'];
+  if (!v) return false;
+  return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v);
+}
+
+/**
+ * docker's BuildKit.versionSatisfies(builder, '>=0.11.0') over `buildx inspect` nodes: every node must
+ * report a BuildKit version that satisfies it (a docker-driver node only with a `-moby` version).
+ */
+export function buildkitSupportsAttestations(nodes: {buildkit?: string}[], driver?: string): boolean {
+  return nodes.every(n => {
+    const v = n.buildkit;
+    if (!v) return false;
+    if (driver === 'docker' && !v.endsWith('-moby')) return false;
+    return versionAtLeast(v.replace(/-moby$/, ''), '0.11.0');
+  });
+}

@@ -1,0 +1,178 @@
+import {
+  GitHubContext,
+  InputError,
+  parseBooleanInput,
+  parseInputList,
+  parseProfileNames,
+  parseTimeoutMs,
+  resolveApiUrl,
+  resolveCredentials,
+  resolveProvenanceInput,
+  type ActionIO,
+  type Credentials
+} from '@remote-builder-actions/core';
+
+/** Inputs of actions/build-push/action.yml: docker/build-push-action v6's 33, then ours. */
+export enum Input {
+  AddHosts = 'add-hosts',
+  Allow = 'allow',
+  Annotations = 'annotations',
+  Attests = 'attests',
+  BuildArgs = 'build-args',
+  BuildContexts = 'build-contexts',
+  Builder = 'builder',
+  CacheFrom = 'cache-from',
+  CacheTo = 'cache-to',
+  Call = 'call',
+  CgroupParent = 'cgroup-parent',
+  Context = 'context',
+  File = 'file',
+  Labels = 'labels',
+  Load = 'load',
+  Network = 'network',
+  NoCache = 'no-cache',
+  NoCacheFilters = 'no-cache-filters',
+  Outputs = 'outputs',
+  Platforms = 'platforms',
+  Provenance = 'provenance',
+  Pull = 'pull',
+  Push = 'push',
+  Sbom = 'sbom',
+  Secrets = 'secrets',
+  SecretEnvs = 'secret-envs',
+  SecretFiles = 'secret-files',
+  ShmSize = 'shm-size',
+  Ssh = 'ssh',
+  Tags = 'tags',
+  Target = 'target',
+  Ulimit = 'ulimit',
+  GithubToken = 'github-token',
+  ProfileName = 'profile-name',
+  ApiKey = 'api-key',
+  ApiUrl = 'api-url',
+  Timeout = 'timeout'
+}
+
+/** Outputs of actions/build-push/action.yml (docker's three). */
+export enum Output {
+  ImageId = 'imageid',
+  Digest = 'digest',
+  Metadata = 'metadata'
+}
+
+/** State keys of this action besides core's State.Builder. */
+export enum State {
+  /** The private folder holding the iidfile, the metadata file and the secret files. */
+  TmpDir = 'tmpDir'
+}
+
+/** Default `timeout` of build-push (spec §4.6): 10 minutes. */
+export const DEFAULT_TIMEOUT_MS = 600000;
+
+/** Every input, parsed. Keys are the action.yml names; the first 33 mean what they mean in docker's action. */
+export interface Inputs {
+  'add-hosts': string[];
+  allow: string[];
+  annotations: string[];
+  attests: string[];
+  'build-args': string[];
+  'build-contexts': string[];
+  builder: string;
+  'cache-from': string[];
+  'cache-to': string[];
+  call: string;
+  'cgroup-parent': string;
+  context: string;
+  file: string;
+  labels: string[];
+  load: boolean;
+  network: string;
+  'no-cache': boolean;
+  'no-cache-filters': string[];
+  outputs: string[];
+  platforms: string[];
+  provenance: string;
+  pull: boolean;
+  push: boolean;
+  sbom: string;
+  secrets: string[];
+  'secret-envs': string[];
+  'secret-files': string[];
+  'shm-size': string;
+  ssh: string[];
+  tags: string[];
+  target: string;
+  ulimit: string[];
+  'github-token': string;
+  /** [] when `builder` is set: no builder is assigned then. */
+  'profile-name': string[];
+  /** '' when `builder` is set. */
+  'api-url': string;
+  timeout: number;
+  /** Undefined when `builder` is set. */
+  credentials?: Credentials;
+}
+
+/**
+ * Reads and validates every input the way docker/build-push-action v6 does (context.ts getInputs), plus
+ * ours. Everything that can be wrong with the inputs throws InputError here, before anything is assigned.
+ */
+export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
+  const list = (name: Input, opts: Parameters<typeof parseInputList>[1] = {}): string[] =>
+    parseInputList(io.getInput(name), opts);
+  const bool = (name: Input): boolean => parseBooleanInput(io.getInput(name), false, name);
+  const github = new GitHubContext(io.env);
+  const builder = io.getInput(Input.Builder);
+  const remote = builder === '';
+
+  return {
+    'add-hosts': list(Input.AddHosts),
+    allow: list(Input.Allow),
+    annotations: list(Input.Annotations, {ignoreComma: true}),
+    attests: list(Input.Attests, {ignoreComma: true}),
+    'build-args': list(Input.BuildArgs, {ignoreComma: true}),
+    'build-contexts': list(Input.BuildContexts, {ignoreComma: true}),
+    builder,
+    'cache-from': list(Input.CacheFrom, {ignoreComma: true}),
+    'cache-to': list(Input.CacheTo, {ignoreComma: true}),
+    call: io.getInput(Input.Call),
+    'cgroup-parent': io.getInput(Input.CgroupParent),
+    context: io.getInput(Input.Context) || defaultContext(github),
+    file: io.getInput(Input.File),
+    labels: list(Input.Labels, {ignoreComma: true}),
+    load: bool(Input.Load),
+    network: io.getInput(Input.Network),
+    'no-cache': bool(Input.NoCache),
+    'no-cache-filters': list(Input.NoCacheFilters),
+    outputs: list(Input.Outputs, {ignoreComma: true, quote: false}),
+    platforms: list(Input.Platforms),
+    provenance: resolveProvenanceInput(io.getInput(Input.Provenance), github.workflowRunUrl(true)),
+    pull: bool(Input.Pull),
+    push: bool(Input.Push),
+    sbom: io.getInput(Input.Sbom),
+    secrets: list(Input.Secrets, {ignoreComma: true}),
+    'secret-envs': list(Input.SecretEnvs),
+    'secret-files': list(Input.SecretFiles, {ignoreComma: true}),
+    'shm-size': io.getInput(Input.ShmSize),
+    ssh: list(Input.Ssh),
+    tags: list(Input.Tags),
+    target: io.getInput(Input.Target),
+    ulimit: list(Input.Ulimit, {ignoreComma: true}),
+    'github-token': io.getInput(Input.GithubToken),
+    'profile-name': remote ? parseProfileNames(io.getInput(Input.ProfileName), Input.ProfileName) : [],
+    'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
+    timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
+    ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
+  };
+}
+
+function defaultContext(github: GitHubContext): string {
+  const context = github.gitContext();
+  if (context === undefined) {
+    throw new InputError(
+      Input.Context,
+      'is required outside a workflow run (GITHUB_REPOSITORY is not set, so there is no default Git context): set it to a path such as "."'
+    );
+  }
+  return context;
+}

@@ -1,0 +1,6 @@
+import {actionsIO} from '@remote-builder-actions/core/actions';
+import {runStep} from '@remote-builder-actions/core';
+import {buildPush} from './build-push.js';
+
+const io = actionsIO();
+void runStep(io, 'main', signal => buildPush({io, signal}));

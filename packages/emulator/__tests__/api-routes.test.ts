@@ -12,8 +12,8 @@ test.each<[number, string, string, unknown]>([
   [8, 'GET', '/api/v1/builders/bld_1', {kind: 'not-found'}],
   [9, 'GET', '/api/v1/builders/assign/', {kind: 'not-found'}],
   [10, 'GET', '/api/v2/builder-profiles', {kind: 'not-found'}],
-  [11, 'GET', '/api/v1/runners', {kind: 'not-implemented', what: 'runners'}],
-  [12, 'POST', '/api/v1/runner-images', {kind: 'not-implemented', what: 'runner-images'}],
+  [11, 'GET', '/api/v1/runners', {kind: 'route', route: 'list-runners'}],
+  [12, 'POST', '/api/v1/runner-images', {kind: 'route', route: 'create-runner-image'}],
   [13, 'GET', '/api/v1/builders/%E0%A4%A/details', {kind: 'not-found'}],
   [14, 'GET', '/api/v1/builders/a%20b/details', {kind: 'route', route: 'details', id: 'a b'}]
 ])('%d: %s %s', (_n, method, path, expected) => {

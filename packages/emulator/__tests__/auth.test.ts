@@ -29,3 +29,14 @@ test('rejects malformed keys at construction', () => {
   expect(() => new ApiKeyAuth({keys: [{key: '', scopes: []}]})).toThrow(/Invalid API key/);
   expect(() => new ApiKeyAuth({keys: [{key: 'k', scopes: 'all' as unknown as string[]}]})).toThrow(/scopes/);
 });
+
+test.each<[number, string, number | 'ok']>([
+  [1, 'Bearer ci-key', 'ok'],
+  [2, 'Bearer builders-key', 403],
+  [3, 'Bearer open-key', 'ok'],
+  [4, 'Bearer star-key', 'ok'],
+  [5, 'Bearer nope', 401]
+])('%d: a list of scopes needs every one: %s → %s', (_n, header, expected) => {
+  const result = auth.check(header, ['ci', 'cache']);
+  expect(result.ok ? 'ok' : result.status).toBe(expected);
+});

@@ -1,5 +1,7 @@
 import {ApiKeyAuth, BUILDERS_SCOPE} from './auth.js';
 import type {BuilderRegistry} from './builder-registry.js';
+import {CI_SCOPES, isCiRoute} from './ci-route-names.js';
+import {type CiApi, CI_ROUTES} from './ci-routes.js';
 import type {EmulatorClock} from './clock.js';
 import {apiError, type HttpResult, isJsonContentType, json, parseJson} from './http.js';
 import {DEFAULT_PER_PAGE, type ProfileCatalog} from './profiles.js';
@@ -12,19 +14,16 @@ export const API_PREFIX = '/api/v1';
 export type RouteMatch =
   | {kind: 'route'; route: Exclude<ApiRouteName, 'unknown'>; id?: string}
   | {kind: 'not-found'}
-  | {kind: 'method-not-allowed'; allow: string}
-  | {kind: 'not-implemented'; what: string};
+  | {kind: 'method-not-allowed'; allow: string};
 
 const ROUTES: {method: string; pattern: RegExp; route: Exclude<ApiRouteName, 'unknown'>}[] = [
   {method: 'POST', pattern: /^\/api\/v1\/builders\/assign$/, route: 'assign'},
   {method: 'GET', pattern: /^\/api\/v1\/builders\/([^/]+)\/details$/, route: 'details'},
   {method: 'DELETE', pattern: /^\/api\/v1\/builders\/([^/]+)\/teardown$/, route: 'teardown'},
   {method: 'GET', pattern: /^\/api\/v1\/builder-profiles$/, route: 'profiles'},
-  {method: 'POST', pattern: /^\/api\/v1\/builder-profiles\/([^/]+)\/cache\/reset$/, route: 'cache-reset'}
+  {method: 'POST', pattern: /^\/api\/v1\/builder-profiles\/([^/]+)\/cache\/reset$/, route: 'cache-reset'},
+  ...CI_ROUTES
 ];
-
-/** Runner, runner-image and stack endpoints (spec §4.1–4.3) exist in the service but not in the emulator. */
-const NOT_IMPLEMENTED = /^\/api\/v1\/(stacks|runner-images|runners)(\/|$)/;
 
 /** Matches a request to a service route. */
 export function matchRoute(method: string, pathname: string): RouteMatch {
@@ -44,8 +43,6 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     }
   }
   if (allowed.length > 0) return {kind: 'method-not-allowed', allow: allowed.join(', ')};
-  const ni = NOT_IMPLEMENTED.exec(pathname);
-  if (ni) return {kind: 'not-implemented', what: ni[1] as string};
   return {kind: 'not-found'};
 }
 
@@ -69,9 +66,11 @@ export interface ServiceApiOpts {
   profiles: ProfileCatalog;
   registry: BuilderRegistry;
   clock: EmulatorClock;
+  /** The runner, runner-image and stack endpoints. */
+  ci: CiApi;
 }
 
-/** ServiceApi implements the builder and builder-profile endpoints (spec §4.4, §4.5). */
+/** ServiceApi implements the builder and builder-profile endpoints (spec §4.4, §4.5) and routes the rest to CiApi. */
 export class ServiceApi {
   readonly #opts: ServiceApiOpts;
 
@@ -97,13 +96,16 @@ export class ServiceApi {
         return {route: 'cache-reset', profile: this.#opts.profiles.byId(match.id as string)?.name};
       case 'profiles':
         return {route: 'profiles'};
+      default:
+        return {route: match.route};
     }
   }
 
   /**
    * Handles one request. The emulator's choices where the spec shows nothing: the route is matched before
-   * credentials are checked (unknown routes 404, wrong methods 405, the runner/stack endpoints 501), then
-   * 401 for a missing or unknown key, then 403 for a key without the needed scope.
+   * credentials are checked (unknown routes 404, wrong methods 405), then 401 for a missing or unknown key,
+   * then 403 for a key without the needed scopes (`ci` and `cache` for runners, runner images and stacks,
+   * spec §5.3; `builders` for the rest).
    */
   async handle(match: RouteMatch, req: ApiRequest): Promise<HttpResult> {
     switch (match.kind) {
@@ -113,10 +115,8 @@ export class ServiceApi {
         return apiError(405, 'method_not_allowed', `Method ${req.method} not allowed; use ${match.allow}`, {
           allow: match.allow
         });
-      case 'not-implemented':
-        return apiError(501, 'not_implemented', `The emulator does not implement the ${match.what} endpoints`);
     }
-    const auth = this.#opts.auth.check(req.headers.authorization, BUILDERS_SCOPE);
+    const auth = this.#opts.auth.check(req.headers.authorization, isCiRoute(match.route) ? CI_SCOPES : BUILDERS_SCOPE);
     if (!auth.ok) {
       const headers: Record<string, string> =
         auth.status === 401 ? {'www-authenticate': 'Bearer realm="remote-builder"'} : {};
@@ -133,6 +133,12 @@ export class ServiceApi {
         return this.#profiles(req.url);
       case 'cache-reset':
         return this.#cacheReset(match.id as string);
+      default:
+        return this.#opts.ci.handle(match.route, match.id, {
+          url: req.url,
+          contentType: req.headers['content-type'],
+          body: req.body
+        });
     }
   }
 

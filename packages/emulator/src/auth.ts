@@ -39,8 +39,8 @@ export class ApiKeyAuth {
     }
   }
 
-  /** Checks the header value against the keys and the needed scope. */
-  check(authorization: string | undefined, scope: string): AuthResult {
+  /** Checks the header value against the keys and the needed scope (every one of them, when a list). */
+  check(authorization: string | undefined, scope: string | readonly string[]): AuthResult {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) {
       return {
@@ -52,8 +52,15 @@ export class ApiKeyAuth {
     }
     const key = this.#keys.get(match[1] as string);
     if (!key) return {ok: false, status: 401, code: 'unauthorized', message: 'Unknown API key'};
-    if (!hasScope(key, scope)) {
-      return {ok: false, status: 403, code: 'forbidden', message: `API key lacks the "${scope}" scope`};
+    const missing = (typeof scope === 'string' ? [scope] : scope).filter(s => !hasScope(key, s));
+    if (missing.length > 0) {
+      const names = missing.map(s => `"${s}"`).join(' and ');
+      return {
+        ok: false,
+        status: 403,
+        code: 'forbidden',
+        message: `API key lacks the ${names} scope${missing.length > 1 ? 's' : ''}`
+      };
     }
     return {ok: true, key};
   }

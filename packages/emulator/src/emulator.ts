@@ -4,12 +4,16 @@ import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
 import {BuilderRegistry} from './builder-registry.js';
 import {createBuildkitBackend} from './buildkit-backend.js';
+import {CiApi} from './ci-routes.js';
 import {type EmulatorClock, systemClock} from './clock.js';
 import {FaultInjector, type FaultRule, type StoredFault} from './faults.js';
 import {Ledger, type LedgerEntry} from './ledger.js';
 import {type Profile, ProfileCatalog, type ProfileConfig} from './profiles.js';
 import {RequestLog, type RequestRecord} from './request-log.js';
+import {type RunnerImageRecord, RunnerImageStore} from './runner-images.js';
+import {type RunnerRecord, RunnerStore, type StockRunnerConfig} from './runners.js';
 import {ApiServer} from './server.js';
+import {DEFAULT_STACKS, StackCatalog, type StackConfig, type StackRecord} from './stacks.js';
 
 /** Default builder idle time-out: 30 minutes (spec §3 rule 2 says "not shown"; the emulator's choice). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -33,12 +37,17 @@ export interface EmulatorOpts {
   clock?: EmulatorClock;
   /** Receives one line per API request, idle time-out and backend error (the CLI prints them). */
   log?: (line: string) => void;
+  /** Stacks of the stack listing; default DEFAULT_STACKS (one `ec2` stack, id `stk_ec2_default`). */
+  stacks?: StackConfig[];
+  /** The service's own runners, listed besides the custom ones (`stock_runner_id` set); default none. */
+  stockRunners?: StockRunnerConfig[];
 }
 
 /**
- * Emulator is a local, stateful implementation of the builder half of the service API: it assigns builders
- * from configured profiles, gives each fresh mTLS material and a TLS listener (optionally proxied to a real
- * dockerd BuildKit), bills them in a ledger, and can inject faults.
+ * Emulator is a local, stateful implementation of the service API: it assigns builders from configured
+ * profiles, gives each fresh mTLS material and a TLS listener (optionally proxied to a real dockerd BuildKit),
+ * bills them in a ledger, and can inject faults. It also keeps runners and runner images in memory and lists
+ * seeded stacks (spec §4.1–§4.3).
  */
 export class Emulator implements EmulatorControls {
   /** The first configured API key, handy for clients. */
@@ -49,6 +58,9 @@ export class Emulator implements EmulatorControls {
   readonly #faults = new FaultInjector();
   readonly #requestLog = new RequestLog();
   readonly #catalog: ProfileCatalog;
+  readonly #stacks: StackCatalog;
+  readonly #images: RunnerImageStore;
+  readonly #runners: RunnerStore;
   #latencyMs: number;
   #url = '';
   #closing?: Promise<void>;
@@ -71,8 +83,17 @@ export class Emulator implements EmulatorControls {
       idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onIdleTimeout: id => log?.(`builder ${id} terminated after its idle time-out`)
     });
+    this.#stacks = new StackCatalog({stacks: opts.stacks ?? DEFAULT_STACKS});
+    this.#images = new RunnerImageStore({clock, stacks: this.#stacks});
+    this.#runners = new RunnerStore({
+      clock,
+      stacks: this.#stacks,
+      images: this.#images,
+      stockRunners: opts.stockRunners
+    });
+    const ci = new CiApi({stacks: this.#stacks, images: this.#images, runners: this.#runners});
     this.#server = new ApiServer({
-      service: new ServiceApi({auth, profiles: this.#catalog, registry: this.#registry, clock}),
+      service: new ServiceApi({auth, profiles: this.#catalog, registry: this.#registry, clock, ci}),
       controls: this,
       faults: this.#faults,
       requestLog: this.#requestLog,
@@ -119,6 +140,21 @@ export class Emulator implements EmulatorControls {
   /** The configured profiles with defaults filled in (ids included). */
   profiles(): Profile[] {
     return this.#catalog.all();
+  }
+
+  /** The stacks served by GET /api/v1/stacks. */
+  stacks(): StackRecord[] {
+    return this.#stacks.list();
+  }
+
+  /** Runner images created so far, in creation order. */
+  runnerImages(): RunnerImageRecord[] {
+    return this.#images.all();
+  }
+
+  /** Runners (stock ones first, then custom ones in creation order); deleted runners are gone. */
+  runners(): RunnerRecord[] {
+    return this.#runners.list();
   }
 
   /** Adds a fault rule (validated; throws on a bad rule) and returns its id. */

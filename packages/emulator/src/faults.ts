@@ -1,7 +1,16 @@
 import {randomBytes} from 'node:crypto';
+import {CI_ROUTE_NAMES} from './ci-route-names.js';
 
 /** API routes a fault can target; 'any' matches every /api/v1 request, unknown routes included. */
-export const FAULT_ROUTES = ['assign', 'details', 'teardown', 'profiles', 'cache-reset', 'any'] as const;
+export const FAULT_ROUTES = [
+  'assign',
+  'details',
+  'teardown',
+  'profiles',
+  'cache-reset',
+  ...CI_ROUTE_NAMES,
+  'any'
+] as const;
 export type FaultRoute = (typeof FAULT_ROUTES)[number];
 
 /** Builder behaviours a fault can impose on builders assigned after it is added. */

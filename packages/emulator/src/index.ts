@@ -20,6 +20,17 @@ export {
   parseFaultRule
 } from './faults.js';
 export {type ApiKey, DEFAULT_API_KEYS, BUILDERS_SCOPE} from './auth.js';
+export {CI_ROUTE_NAMES, CI_SCOPES, type CiRouteName} from './ci-route-names.js';
+export {DEFAULT_STACKS, type StackConfig, type StackRecord} from './stacks.js';
+export {DEFAULT_IMAGES_PER_PAGE, MAX_IMAGES_PER_PAGE, type RunnerImageRecord} from './runner-images.js';
+export {
+  DEFAULT_POOL_SIZE,
+  DEFAULT_STORAGE,
+  EMULATOR_ORGANIZATION_ID,
+  EMULATOR_VCS_INTEGRATION_ID,
+  type RunnerRecord,
+  type StockRunnerConfig
+} from './runners.js';
 export {type RequestRecord, type ApiRouteName} from './request-log.js';
 export {type BuilderDetails, type BuilderMetadata, type BuilderStatus} from './builder.js';
 export {type EmulatorClock, type Timer, ManualClock, systemClock} from './clock.js';

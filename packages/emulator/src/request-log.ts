@@ -1,5 +1,7 @@
+import type {CiRouteName} from './ci-route-names.js';
+
 /** Names of the API routes, as used in request records and fault rules; 'unknown' for anything else. */
-export type ApiRouteName = 'assign' | 'details' | 'teardown' | 'profiles' | 'cache-reset' | 'unknown';
+export type ApiRouteName = 'assign' | 'details' | 'teardown' | 'profiles' | 'cache-reset' | CiRouteName | 'unknown';
 
 /** RequestRecord is one API request the emulator received (admin routes are not recorded). */
 export interface RequestRecord {

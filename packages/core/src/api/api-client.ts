@@ -111,9 +111,10 @@ interface Sent {
 
 /**
  * ApiClient is a small HTTP client of the remote-builder service: builder assignment, details and teardown,
- * builder profiles, stacks, runner images and runners. Transient failures are retried with exponential backoff and full jitter; assignment, which
- * is not idempotent, only when the service cannot have processed it. Every failure is an ApiError that names
- * the call and says what to do; an aborted signal rejects with its reason.
+ * builder profiles, stacks, runner images and runners. Transient failures are retried with exponential
+ * backoff and full jitter; calls that are not idempotent (assignment, creations, the runner PATCH) only when
+ * the service cannot have processed them. Every failure is an ApiError that names the call and says what to
+ * do; an aborted signal rejects with its reason. Request bodies are validated before anything is sent.
  */
 export class ApiClient {
   readonly #token: string;

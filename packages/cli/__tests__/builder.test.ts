@@ -1,0 +1,388 @@
+// builder up, down and run against the emulator (loopback HTTP and mutual TLS) with the recording fake docker.
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {join} from 'node:path';
+import {Emulator} from '@remote-builder-actions/emulator';
+import {cli, dockerBuilders, dockerCalls, sandbox, start, waitFor, type Sandbox} from './helpers.js';
+
+const KEY = 'rb_builder_key_1a2b3c';
+let emu: Emulator;
+let box: Sandbox;
+
+beforeAll(async () => {
+  emu = await Emulator.start({
+    profiles: [
+      {name: 'amd'},
+      {name: 'multi', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2},
+      {name: 'slow', readyDelayMs: 120000}
+    ],
+    apiKeys: [{key: KEY, scopes: ['ci', 'cache', 'builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+afterEach(async () => {
+  emu.clearFaults();
+  // Every test leaves nothing assigned behind; a failed one must not leave its builders to the next.
+  const left = emu.assignedBuilders().map(e => e.builderId);
+  for (const id of left) {
+    await fetch(`${emu.url}/api/v1/builders/${id}/teardown`, {
+      method: 'DELETE',
+      headers: {Authorization: `Bearer ${KEY}`}
+    });
+  }
+  if (box) rmSync(box.dir, {recursive: true, force: true});
+  expect(left).toEqual([]);
+});
+
+function fresh(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
+  box = sandbox(emu, KEY, extraEnv);
+  return box;
+}
+
+const stateFiles = (b: Sandbox) =>
+  existsSync(b.stateDir) ? readdirSync(b.stateDir).filter(f => f.endsWith('.json')) : [];
+const certDirs = (b: Sandbox) => {
+  const dir = join(b.stateDir, 'certs');
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+const ledgerOf = (ids: string[]) => emu.ledger().filter(e => ids.includes(e.builderId));
+const node = (script: string) => ['--', process.execPath, '-e', script];
+
+describe('builder up and down', () => {
+  test('up prints the name, saves state and certificates, creates the buildx builder; down undoes it all', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'amd'], b.env);
+    expect(up.code).toBe(0);
+    const name = up.stdout.trim();
+    expect(name).toMatch(/^remote-builder-[0-9a-f]{8}$/);
+    expect(up.stderr).toContain('==> Assigning a builder from profile "amd"');
+    expect(up.stderr).toContain(
+      `Builder "${name}" is up: profile "amd", 1 node, linux/amd64 (docker's default builder).`
+    );
+    expect(up.stderr).toContain(`Tear it down with: remote-builder builder down --name ${name}`);
+
+    const state = JSON.parse(readFileSync(join(b.stateDir, `${name}.json`), 'utf8'));
+    expect(state.builder).toMatchObject({builderName: name, apiUrl: emu.url, buildxCreated: true, profile: 'amd'});
+    const ids: string[] = state.builder.builderIds;
+    expect(ids).toHaveLength(1);
+    expect(emu.assignedBuilders().map(e => e.builderId)).toEqual(ids);
+    expect(state.builder.certDir.startsWith(join(b.stateDir, 'certs'))).toBe(true);
+    expect(readdirSync(join(state.builder.certDir, ids[0]!)).sort()).toEqual(['ca.pem', 'cert.pem', 'key.pem']);
+    expect(JSON.stringify(state)).not.toContain('PRIVATE KEY');
+
+    const calls = dockerCalls(b);
+    expect(calls.map(c => c.slice(0, 2).join(' '))).toEqual(['buildx version', 'buildx create', 'buildx inspect']);
+    expect(calls[1]).toContain('--use');
+    expect(Object.keys(dockerBuilders(b))).toEqual([name]);
+
+    const down = await cli(['builder', 'down'], b.env);
+    expect(down.code).toBe(0);
+    expect(down.stdout).toBe(`Builder "${name}" is down.\n`);
+    expect(down.stderr).toContain(`Removed buildx builder "${name}"`);
+    expect(stateFiles(b)).toEqual([]);
+    expect(certDirs(b)).toEqual([]);
+    expect(dockerBuilders(b)).toEqual({});
+    expect(ledgerOf(ids)).toEqual([expect.objectContaining({reason: 'teardown'})]);
+    expect(up.stderr + down.stderr).not.toContain(KEY);
+  });
+
+  test('--json, --name, --no-use and --platforms on a two-builder profile', async () => {
+    const b = fresh();
+    const up = await cli(
+      [
+        'builder',
+        'up',
+        '--profile',
+        'multi',
+        '--name',
+        'my.builder',
+        '--no-use',
+        '--platforms',
+        'amd64,linux/arm64',
+        '--json'
+      ],
+      b.env
+    );
+    expect(up.code).toBe(0);
+    const info = JSON.parse(up.stdout);
+    expect(info).toMatchObject({
+      name: 'my.builder',
+      profile: 'multi',
+      platforms: ['linux/amd64', 'linux/arm64'],
+      stateFile: join(b.stateDir, 'my.builder.json'),
+      use: false
+    });
+    expect(info.builderIds).toHaveLength(2);
+    expect(info.nodes.map((n: {endpoint: string}) => n.endpoint)).toEqual([
+      expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/),
+      expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/)
+    ]);
+    const creates = dockerCalls(b).filter(c => c[1] === 'create');
+    expect(creates).toHaveLength(2);
+    expect(creates.flat()).not.toContain('--use');
+    expect(creates[1]).toContain('--append');
+
+    const down = await cli(['builder', 'down', '--name', 'my.builder', '--json'], b.env);
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.stdout)).toEqual({
+      name: 'my.builder',
+      tornDown: expect.arrayContaining(info.builderIds),
+      alreadyGone: [],
+      maybeBilled: []
+    });
+  });
+
+  test('--state-file and --cert-dir put the files where asked', async () => {
+    const b = fresh();
+    const up = await cli(
+      ['builder', 'up', '--profile', 'amd', '--state-file', 'here/state.json', '--cert-dir', 'certs-here'],
+      b.env,
+      {cwd: b.dir}
+    );
+    expect(up.code).toBe(0);
+    expect(existsSync(join(b.dir, 'here/state.json'))).toBe(true);
+    expect(readdirSync(join(b.dir, 'certs-here'))).toHaveLength(1);
+    const down = await cli(['builder', 'down', '--state-file', join(b.dir, 'here/state.json')], b.env);
+    expect(down.code).toBe(0);
+    expect(existsSync(join(b.dir, 'here/state.json'))).toBe(false);
+    expect(readdirSync(join(b.dir, 'certs-here'))).toEqual([]);
+  });
+
+  test('up refuses a name that is already up, before assigning anything', async () => {
+    const b = fresh();
+    expect((await cli(['builder', 'up', '--profile', 'amd', '--name', 'twice'], b.env)).code).toBe(0);
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const again = await cli(['builder', 'up', '--profile', 'amd', '--name', 'twice'], b.env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('builder "twice" is already up');
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
+    expect((await cli(['builder', 'down', '--name', 'twice'], b.env)).code).toBe(0);
+  });
+
+  test('down: nothing up is fine; several up need --name', async () => {
+    const b = fresh();
+    expect(await cli(['builder', 'down'], b.env)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `No builder is up (${b.stateDir}).\n`
+    });
+    const ghost = await cli(['builder', 'down', '--name', 'ghost'], b.env);
+    expect(ghost.code).toBe(0);
+    expect(ghost.stderr).toContain('No builder "ghost" is up');
+    await cli(['builder', 'up', '--profile', 'amd', '--name', 'one'], b.env);
+    await cli(['builder', 'up', '--profile', 'amd', '--name', 'two'], b.env);
+    const which = await cli(['builder', 'down'], b.env);
+    expect(which.code).toBe(2);
+    expect(which.stderr).toContain('2 builders are up (one, two): say which with --name');
+    expect((await cli(['builder', 'down', '--name', 'one'], b.env)).code).toBe(0);
+    expect((await cli(['builder', 'down'], b.env)).stdout).toBe('Builder "two" is down.\n');
+  });
+
+  test('a platform the profile lacks fails and tears down', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'amd', '--platforms', 'linux/arm64'], b.env);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toContain(
+      'error: profile "amd" gives linux/amd64 but not linux/arm64: enable the missing architecture on the builder profile'
+    );
+    expect(up.stdout).toBe('');
+    expect(stateFiles(b)).toEqual([]);
+    expect(certDirs(b)).toEqual([]);
+    expect(dockerBuilders(b)).toEqual({});
+  });
+
+  test('no docker buildx: fails before assigning', async () => {
+    const b = fresh({FAKE_DOCKER_FAIL: 'version'});
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const up = await cli(['builder', 'up', '--profile', 'amd'], b.env);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toMatch(/error: docker buildx is not available/);
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
+  });
+
+  test('not ready in time: exit 1 naming --timeout, torn down', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '400'], b.env);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toMatch(/raise --timeout \(400 ms\)/);
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('an unknown profile: exit 1 with the fix', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'nope'], b.env);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toMatch(/Failed to assign builder: HTTP 404: .*unknown builder profile "nope"/);
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test.each<[NodeJS.Signals, number]>([
+    ['SIGINT', 130],
+    ['SIGTERM', 143]
+  ])('%s while waiting for the builder: torn down, exit %d', async (signal, code) => {
+    const b = fresh();
+    const before = emu.ledger().length;
+    const run = start(['builder', 'up', '--profile', 'slow'], b.env);
+    await waitFor(() => emu.ledger().length > before && run.stderr.text.includes('Waiting for'));
+    run.signals.send(signal);
+    const r = await run.done;
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(`Received ${signal}: stopping; assigned builders are torn down first`);
+    expect(r.stdout).toBe('');
+    const entry = emu.ledger().slice(before);
+    expect(entry).toEqual([expect.objectContaining({profile: 'slow', reason: 'teardown'})]);
+    expect(stateFiles(b)).toEqual([]);
+    expect(certDirs(b)).toEqual([]);
+    expect(run.signals.listenerCount('SIGINT')).toBe(0);
+  });
+
+  test('a failed teardown keeps the state so down can be run again', async () => {
+    const b = fresh();
+    const name = (await cli(['builder', 'up', '--profile', 'amd'], b.env)).stdout.trim();
+    emu.addFault({route: 'teardown', status: 500});
+    const down = await cli(['builder', 'down'], b.env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/MAY STILL BE BILLED/);
+    expect(down.stderr).toContain(`run "remote-builder builder down --name ${name}" again`);
+    expect(stateFiles(b)).toEqual([`${name}.json`]);
+    expect(dockerBuilders(b)).toEqual({});
+    emu.clearFaults();
+    const again = await cli(['builder', 'down'], b.env);
+    expect(again.code).toBe(0);
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('down without an API key still removes buildx and certificates, and keeps the state', async () => {
+    const b = fresh();
+    await cli(['builder', 'up', '--profile', 'amd'], b.env);
+    const down = await cli(['builder', 'down'], {...b.env, REMOTE_BUILDER_API_KEY: ''});
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/"--api-key": is required/);
+    expect(dockerBuilders(b)).toEqual({});
+    expect(certDirs(b)).toEqual([]);
+    expect(stateFiles(b)).toHaveLength(1);
+    expect((await cli(['builder', 'down'], b.env)).code).toBe(0);
+  });
+});
+
+describe('builder run', () => {
+  test('runs the command with BUILDX_BUILDER, exits with its code, always tears down', async () => {
+    const b = fresh();
+    const r = await cli(
+      [
+        'builder',
+        'run',
+        '--profile',
+        'amd',
+        ...node('console.log("builder=" + process.env.BUILDX_BUILDER); process.exit(7)')
+      ],
+      b.env
+    );
+    expect(r.code).toBe(7);
+    const name = /^builder=(remote-builder-[0-9a-f]{8})$/m.exec(r.stdout)?.[1];
+    expect(name).toBeDefined();
+    expect(r.stderr).toContain(`(BUILDX_BUILDER=${name})`);
+    expect(r.stderr).toContain('exited with 7');
+    expect(r.stderr).toContain(`==> Bringing builder "${name}" down`);
+    expect(dockerCalls(b).find(c => c[1] === 'create')).not.toContain('--use');
+    expect(dockerBuilders(b)).toEqual({});
+    expect(stateFiles(b)).toEqual([]);
+    expect(certDirs(b)).toEqual([]);
+  });
+
+  test('the command sees the builder through docker buildx (fake docker build)', async () => {
+    const b = fresh();
+    const r = await cli(
+      ['builder', 'run', '--profile', 'amd', '--', 'docker', 'buildx', 'build', '-t', 'app:dev', '.'],
+      b.env,
+      {
+        cwd: b.dir
+      }
+    );
+    expect(r.code).toBe(0);
+    const build = dockerCalls(b).find(c => c[1] === 'build');
+    expect(build).toEqual(['buildx', 'build', '-t', 'app:dev', '.']);
+  });
+
+  test('a command that cannot start: exit 127, torn down', async () => {
+    const b = fresh();
+    const r = await cli(['builder', 'run', '--profile', 'amd', '--', 'no-such-command-xyz'], b.env);
+    expect(r.code).toBe(127);
+    expect(r.stderr).toMatch(/Cannot run "no-such-command-xyz": .*ENOENT/);
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test.each<[NodeJS.Signals, number]>([
+    ['SIGINT', 130],
+    ['SIGTERM', 143]
+  ])('%s is passed to the command, then the builder is torn down (exit %d)', async (signal, code) => {
+    const b = fresh();
+    const run = start(
+      ['builder', 'run', '--profile', 'amd', ...node('console.log("started"); setInterval(() => {}, 1000)')],
+      b.env
+    );
+    await waitFor(() => run.stdout.text.includes('started'));
+    expect(emu.assignedBuilders()).toHaveLength(1);
+    run.signals.send(signal);
+    const r = await run.done;
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(`Passing ${signal} to ${process.execPath}`);
+    expect(r.stderr).toContain(`was killed by ${signal}`);
+    expect(dockerBuilders(b)).toEqual({});
+    expect(stateFiles(b)).toEqual([]);
+    expect(emu.ledger().at(-1)).toMatchObject({reason: 'teardown'});
+  });
+
+  test('a command that ignores the signal is killed, then torn down', async () => {
+    const b = fresh();
+    const run = start(
+      [
+        'builder',
+        'run',
+        '--profile',
+        'amd',
+        ...node(
+          'process.on("SIGINT", () => console.log("ignored")); console.log("started"); setInterval(() => {}, 1000)'
+        )
+      ],
+      b.env,
+      {killAfterMs: 300}
+    );
+    await waitFor(() => run.stdout.text.includes('started'));
+    run.signals.send('SIGINT');
+    await waitFor(() => run.stdout.text.includes('ignored'));
+    run.signals.send('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(137);
+    expect(r.stderr).toContain('Received SIGINT again: still cleaning up so nothing stays billed');
+    expect(r.stderr).toContain('is still running: killing it');
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('SIGINT before the builder is ready: the command never runs', async () => {
+    const b = fresh();
+    const before = emu.ledger().length;
+    const run = start(['builder', 'run', '--profile', 'slow', ...node('console.log("ran")')], b.env);
+    await waitFor(() => emu.ledger().length > before);
+    run.signals.send('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toContain('==> Running');
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('a command that succeeds but leaves a builder billed exits 1', async () => {
+    const b = fresh();
+    const run = start(['builder', 'run', '--profile', 'amd', ...node('console.log("started")')], b.env);
+    await waitFor(() => run.stderr.text.includes('==> Running'));
+    emu.addFault({route: 'teardown', status: 500});
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/may still be billed: run "remote-builder builder down --name remote-builder-/);
+    emu.clearFaults();
+    expect((await cli(['builder', 'down'], b.env)).code).toBe(0);
+  });
+});

@@ -1,0 +1,47 @@
+import {afterEach, expect, test} from '@jest/globals';
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {defaultStateDir, FileStateStore, listStateNames, stateFileOf} from '../src/state-file.js';
+
+let dir = '';
+afterEach(() => {
+  if (dir) rmSync(dir, {recursive: true, force: true});
+});
+
+test.each<[number, NodeJS.ProcessEnv, string]>([
+  [1, {XDG_STATE_HOME: '/x/state', HOME: '/home/u'}, '/x/state/remote-builder'],
+  [2, {HOME: '/home/u'}, '/home/u/.local/state/remote-builder'],
+  [3, {XDG_STATE_HOME: ' ', HOME: '/h'}, '/h/.local/state/remote-builder']
+])('%d: defaultStateDir', (_n, env, expected) => {
+  expect(defaultStateDir(env)).toBe(expected);
+});
+
+test('saves JSON values readably, reads them back, 0600, removes', () => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-state-'));
+  const store = new FileStateStore(join(dir, 'sub', 'b.json'));
+  expect(store.exists()).toBe(false);
+  expect(store.get('builder')).toBe('');
+  store.save('builder', '{"v":1,"builderIds":["a"]}');
+  store.save('note', 'plain text');
+  expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
+    builder: {v: 1, builderIds: ['a']},
+    note: 'plain text'
+  });
+  expect(store.get('builder')).toBe('{"v":1,"builderIds":["a"]}');
+  expect(store.get('note')).toBe('plain text');
+  expect(statSync(store.path).mode & 0o777).toBe(0o600);
+  expect(listStateNames(join(dir, 'sub'))).toEqual(['b']);
+  store.remove();
+  expect(store.exists()).toBe(false);
+  expect(listStateNames(join(dir, 'none'))).toEqual([]);
+});
+
+test('a corrupt file is an error naming it', () => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-state-'));
+  const path = stateFileOf(dir, 'x');
+  writeFileSync(path, '{nope');
+  expect(() => new FileStateStore(path).get('builder')).toThrow(`${path} is not JSON`);
+  writeFileSync(path, '[]');
+  expect(() => new FileStateStore(path).get('builder')).toThrow(/not a state file/);
+});

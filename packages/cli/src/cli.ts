@@ -1,0 +1,167 @@
+import {ApiError, CancelledError, errorMessage, InputError, PROJECT_VERSION} from '@remote-builder-actions/core';
+import {GLOBAL_OPTIONS, parseCommandArgs, splitCommand, wantsHelp} from './args.js';
+import {GLOBAL_HELP, type Command, type CommandGroup} from './command.js';
+import {builderGroup} from './commands/builder.js';
+import {imagesGroup} from './commands/images.js';
+import {profilesGroup} from './commands/profiles.js';
+import {runnersGroup} from './commands/runners.js';
+import {stacksGroup} from './commands/stacks.js';
+import {CommandContext, type CliDeps} from './context.js';
+import {ExitCode, signalExitCode} from './exit-codes.js';
+import {UsageError} from './usage-error.js';
+
+/** Every command group, in help order. */
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  builderGroup,
+  profilesGroup,
+  runnersGroup,
+  imagesGroup,
+  stacksGroup
+];
+
+const EXIT_CODES_HELP = `Exit codes:
+  0    done
+  1    failed (service, docker or network error), or a builder may still be billed
+  2    bad command line or bad input, refused before anything was sent
+  130  interrupted by SIGINT (Ctrl-C), 143 terminated by SIGTERM; assigned builders are torn down first
+  "builder run" exits with its command's exit code.`;
+
+/** The top-level help. */
+export function topHelp(): string {
+  const lines = COMMAND_GROUPS.flatMap(g => g.commands.map(c => [`${g.name} ${c.name}`, c.summary]));
+  const width = Math.max(...lines.map(([n]) => (n as string).length));
+  return `Usage: remote-builder <command> [options]
+
+Builds container images on remote BuildKit builders from the remote-builder service, and manages its
+runners, runner images and stacks.
+
+Commands:
+${lines.map(([n, s]) => `  ${(n as string).padEnd(width)}  ${s}`).join('\n')}
+
+${GLOBAL_HELP}
+  --version          print the version
+
+Environment:
+  REMOTE_BUILDER_API_URL   service base URL (https; http only to localhost)
+  REMOTE_BUILDER_API_KEY   API key; runners, images and stacks need its "ci" and "cache" scopes
+  XDG_STATE_HOME           builder state and certificates go to $XDG_STATE_HOME/remote-builder
+                           (default ~/.local/state/remote-builder)
+
+${EXIT_CODES_HELP}
+
+Run "remote-builder <command> --help" for the options of a command.`;
+}
+
+function groupHelp(g: CommandGroup): string {
+  const width = Math.max(...g.commands.map(c => c.name.length));
+  return `Usage: remote-builder ${g.name} <command> [options]
+
+${g.summary.charAt(0).toUpperCase()}${g.summary.slice(1)}.
+
+Commands:
+${g.commands.map(c => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Run "remote-builder ${g.name} <command> --help" for the options of a command.`;
+}
+
+function commandHelp(c: Command): string {
+  return `${c.help}\n\n${GLOBAL_HELP}\n`;
+}
+
+/**
+ * Runs the CLI on `argv` (without node and the script) and resolves with the exit code; see ExitCode.
+ * Never throws and never exits the process: main.ts does. SIGINT/SIGTERM from `deps.signals` cancel the
+ * command, which tears down whatever it assigned before it resolves.
+ */
+export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {
+  const {words, rest} = splitCommand(argv, 2);
+  if (words[0] === 'help') return runCli([...argv.filter(a => a !== 'help'), '--help'], deps);
+  const [groupName, commandName] = words;
+  const write = (text: string, to: 'stdout' | 'stderr' = 'stdout'): void => void deps[to].write(`${text}\n`);
+
+  if (groupName === undefined) {
+    if (rest.includes('--version')) {
+      write(`remote-builder ${PROJECT_VERSION}`);
+      return ExitCode.Ok;
+    }
+    if (wantsHelp(rest)) {
+      write(topHelp());
+      return ExitCode.Ok;
+    }
+    write(topHelp(), 'stderr');
+    return ExitCode.Usage;
+  }
+  const group = COMMAND_GROUPS.find(g => g.name === groupName);
+  if (!group) return usageFailure(deps, new UsageError(`unknown command "${groupName}"`));
+  if (commandName === undefined) {
+    if (wantsHelp(rest)) {
+      write(groupHelp(group));
+      return ExitCode.Ok;
+    }
+    write(groupHelp(group), 'stderr');
+    return ExitCode.Usage;
+  }
+  const command = group.commands.find(c => c.name === commandName);
+  if (!command) return usageFailure(deps, new UsageError(`unknown command "${groupName} ${commandName}"`, group.name));
+  const path = `${group.name} ${command.name}`;
+  if (wantsHelp(rest)) {
+    deps.stdout.write(commandHelp(command));
+    return ExitCode.Ok;
+  }
+
+  let parsed;
+  try {
+    parsed = parseCommandArgs(rest, {...GLOBAL_OPTIONS, ...command.options}, path);
+  } catch (e) {
+    return usageFailure(deps, e as UsageError);
+  }
+
+  const controller = new AbortController();
+  const ctx = new CommandContext(deps, parsed.values, controller.signal);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted) {
+      ctx.logger.info(`Received ${signal}: stopping; assigned builders are torn down first`);
+      controller.abort(new CancelledError(`Cancelled by ${signal}`));
+    } else {
+      ctx.logger.info(`Received ${signal} again: still cleaning up so nothing stays billed`);
+    }
+    ctx.notifySignal(signal);
+  };
+  const signals = deps.signals ?? process;
+  signals.on('SIGINT', onSignal);
+  signals.on('SIGTERM', onSignal);
+  try {
+    return await command.run(ctx, parsed);
+  } catch (e) {
+    return report(ctx, e, path);
+  } finally {
+    signals.off('SIGINT', onSignal);
+    signals.off('SIGTERM', onSignal);
+    ctx.close();
+  }
+}
+
+function usageFailure(deps: CliDeps, e: UsageError): number {
+  const at = e.command ? `remote-builder ${e.command}` : 'remote-builder';
+  deps.stderr.write(`remote-builder: ${e.message}\nRun "${at} --help" for usage.\n`);
+  return ExitCode.Usage;
+}
+
+/** Prints a failure and maps it to an exit code. */
+function report(ctx: CommandContext, e: unknown, path: string): number {
+  if (e instanceof UsageError) return usageFailure(ctx.deps, e.command ? e : new UsageError(e.message, path));
+  if (e instanceof InputError) {
+    ctx.logger.error(`${e.input}: ${e.message.slice(`Input "${e.input}": `.length)}`);
+    return ExitCode.Usage;
+  }
+  if (e instanceof CancelledError || ctx.signal.aborted) {
+    ctx.logger.error(errorMessage(e));
+    return signalExitCode(ctx.receivedSignal ?? 'SIGINT');
+  }
+  if (e instanceof ApiError) {
+    ctx.logger.error(e.message);
+    return ExitCode.Failure;
+  }
+  ctx.logger.error(errorMessage(e));
+  return ExitCode.Failure;
+}

@@ -1,0 +1,166 @@
+import {
+  ApiClient,
+  Buildx,
+  Env,
+  InputError,
+  resolveApiUrl,
+  resolveCredentials,
+  type Clock,
+  type Exec,
+  type Logger,
+  type PollSchedule,
+  type TlsProbe
+} from '@remote-builder-actions/core';
+import {str, type OptionValues} from './args.js';
+import {nodeChildRunner, type ChildRunner} from './child-runner.js';
+import {formatJson, type TextSink} from './output.js';
+import {defaultStateDir} from './state-file.js';
+import {TerminalLogger} from './terminal-logger.js';
+
+/** Where SIGINT and SIGTERM come from: `process`, or a test's emitter. */
+export interface SignalSource {
+  on(event: 'SIGINT' | 'SIGTERM', listener: (signal: NodeJS.Signals) => void): unknown;
+  off(event: 'SIGINT' | 'SIGTERM', listener: (signal: NodeJS.Signals) => void): unknown;
+}
+
+/** Everything the CLI touches, injectable; production defaults in brackets. */
+export interface CliDeps {
+  /** Environment: credentials, API URL, XDG_STATE_HOME, PATH for docker and for `builder run`. */
+  env: NodeJS.ProcessEnv;
+  /** Results (tables, records, JSON, the builder name). */
+  stdout: TextSink;
+  /** Progress, warnings and errors. */
+  stderr: TextSink;
+  /** [process] */
+  signals?: SignalSource;
+  /** Runs `docker buildx …` [core's NodeExec, with `env`]. */
+  exec?: Exec;
+  /** Runs the command of `builder run` [child_process.spawn]. */
+  spawn?: ChildRunner;
+  /** Working directory of the command of `builder run` [process.cwd()]. */
+  cwd?: string;
+  /** Builds the API client [ApiClient over NodeHttpTransport]. */
+  makeApi?: (opts: {baseUrl: string; token: string; logger: Logger}) => ApiClient;
+  /** Passed to core's BuilderLifecycle [system clock, real mutual-TLS probe, default poll schedule]. */
+  clock?: Clock;
+  probe?: TlsProbe;
+  schedule?: PollSchedule;
+  /** Period of the "still …" progress lines [15000 ms; 0 disables]. */
+  progressIntervalMs?: number;
+  /** After forwarding a signal to the command of `builder run`, kill it with SIGKILL this much later [10000 ms]. */
+  killAfterMs?: number;
+  /** Whether the command of `builder run` gets this process's stdio [true when stdout is process.stdout]. */
+  inheritStdio?: boolean;
+}
+
+/**
+ * CommandContext is what a command runs with: the parsed global options, the terminal logger, output
+ * helpers, the API client (built on first use, closed by runCli) and the cancellation signal.
+ */
+export class CommandContext {
+  readonly deps: CliDeps;
+  readonly logger: TerminalLogger;
+  readonly json: boolean;
+  /** Aborted (with a CancelledError) on the first SIGINT or SIGTERM. */
+  readonly signal: AbortSignal;
+  readonly #values: OptionValues;
+  readonly #clients: ApiClient[] = [];
+  readonly #signalListeners = new Set<(signal: NodeJS.Signals) => void>();
+  #received?: NodeJS.Signals;
+
+  constructor(deps: CliDeps, values: OptionValues, signal: AbortSignal) {
+    this.deps = deps;
+    this.#values = values;
+    this.json = values.json === true;
+    this.signal = signal;
+    this.logger = new TerminalLogger({
+      stream: deps.stderr,
+      verbose: values.verbose === true,
+      progressIntervalMs: deps.progressIntervalMs
+    });
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.deps.env;
+  }
+
+  /** The first signal received, if any. */
+  get receivedSignal(): NodeJS.Signals | undefined {
+    return this.#received;
+  }
+
+  /** Called by runCli for every SIGINT/SIGTERM. */
+  notifySignal(signal: NodeJS.Signals): void {
+    this.#received ??= signal;
+    for (const l of this.#signalListeners) l(signal);
+  }
+
+  /** Calls `listener` on every signal until the returned function is called. */
+  onSignal(listener: (signal: NodeJS.Signals) => void): () => void {
+    this.#signalListeners.add(listener);
+    return () => this.#signalListeners.delete(listener);
+  }
+
+  /** Writes a result to stdout. */
+  out(text: string): void {
+    this.deps.stdout.write(this.logger.mask(text));
+  }
+
+  /** Writes `value` as JSON to stdout. */
+  outJson(value: unknown): void {
+    this.out(formatJson(value));
+  }
+
+  /** The API base URL: --api-url, else REMOTE_BUILDER_API_URL (https, or http to a loopback host). */
+  apiUrl(): string {
+    const flag = str(this.#values, 'api-url') ?? '';
+    if (flag.trim() === '' && (this.env[Env.ApiUrl] ?? '').trim() === '') {
+      throw new InputError('--api-url', `is required: set ${Env.ApiUrl} to the service's base URL, or pass --api-url`);
+    }
+    return resolveApiUrl(flag, this.env, '--api-url');
+  }
+
+  /** The API key: --api-key, else REMOTE_BUILDER_API_KEY (else REMOTE_BUILDER_RUNNER_TOKEN on the service's runners). */
+  token(): string {
+    const flag = str(this.#values, 'api-key') ?? '';
+    if (flag.trim() === '' && !(this.env[Env.ApiKey] ?? '').trim() && !(this.env[Env.RunnerToken] ?? '').trim()) {
+      throw new InputError(
+        '--api-key',
+        `is required: set ${Env.ApiKey} to an API key from the API keys page of the web UI, or pass --api-key`
+      );
+    }
+    const {token} = resolveCredentials(flag, this.env, '--api-key');
+    this.logger.setSecret(token);
+    return token;
+  }
+
+  /** A client of the service at `baseUrl` (default: apiUrl()), closed when the command ends. */
+  api(baseUrl?: string): ApiClient {
+    const url = baseUrl ?? this.apiUrl();
+    const token = this.token();
+    const make = this.deps.makeApi ?? (o => new ApiClient({baseUrl: o.baseUrl, token: o.token, logger: o.logger}));
+    const client = make({baseUrl: url, token, logger: this.logger});
+    this.#clients.push(client);
+    return client;
+  }
+
+  /** docker buildx, run with this CLI's environment (PATH finds docker). */
+  buildx(): Buildx {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
+    return new Buildx({logger: this.logger, env, ...(this.deps.exec ? {exec: this.deps.exec} : {})});
+  }
+
+  stateDir(): string {
+    return defaultStateDir(this.env);
+  }
+
+  spawner(): ChildRunner {
+    return this.deps.spawn ?? nodeChildRunner;
+  }
+
+  /** Closes every API client made. */
+  close(): void {
+    for (const c of this.#clients.splice(0)) c.close();
+  }
+}

@@ -1,0 +1,83 @@
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {homedir} from 'node:os';
+import {dirname, join} from 'node:path';
+import type {StateStore} from '@remote-builder-actions/core';
+
+/**
+ * Where `builder up` keeps its state and certificates: `$XDG_STATE_HOME/remote-builder`, else
+ * `$HOME/.local/state/remote-builder`.
+ */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_STATE_HOME']?.trim();
+  if (xdg) return join(xdg, 'remote-builder');
+  const home = env['HOME']?.trim() || homedir();
+  return join(home, '.local', 'state', 'remote-builder');
+}
+
+/** The state file of the builder named `name` in `dir`. */
+export function stateFileOf(dir: string, name: string): string {
+  return join(dir, `${name}.json`);
+}
+
+/** Names of the builders with a state file in `dir` (sorted); [] when the folder does not exist. */
+export function listStateNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter(f => f.endsWith('.json'))
+    .map(f => f.slice(0, -'.json'.length))
+    .sort();
+}
+
+/**
+ * FileStateStore is core's StateStore on a JSON file (mode 0600), written atomically on every save, so
+ * `builder down` in another process finds what `builder up` assigned even if `up` was killed. It holds what
+ * core saves (builder ids, buildx name, certificate folder, API URL): nothing secret.
+ */
+export class FileStateStore implements StateStore {
+  constructor(readonly path: string) {}
+
+  save(key: string, value: string): void {
+    const data = this.#read();
+    let parsed: unknown = value;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      // Not JSON: kept as a string.
+    }
+    data[key] = parsed;
+    mkdirSync(dirname(this.path), {recursive: true, mode: 0o700});
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, {mode: 0o600});
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.path);
+  }
+
+  get(key: string): string {
+    const v = this.#read()[key];
+    if (v === undefined) return '';
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+
+  exists(): boolean {
+    return existsSync(this.path);
+  }
+
+  remove(): void {
+    rmSync(this.path, {force: true});
+  }
+
+  #read(): Record<string, unknown> {
+    if (!existsSync(this.path)) return {};
+    const text = readFileSync(this.path, 'utf8');
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new Error(`${this.path} is not JSON: remove it, or fix it by hand`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw new Error(`${this.path} is not a state file (expected a JSON object)`);
+    }
+    return data as Record<string, unknown>;
+  }
+}

@@ -3,6 +3,7 @@ import {mkdtempSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {
+  buildSummaryEnabled as summaryEnabled,
   MemoryStateStore,
   type ActionIO,
   type Exec,
@@ -12,7 +13,7 @@ import {
   type Logger
 } from '@remote-builder-actions/core';
 import {buildPush} from '../src/build-push.js';
-import {buildSummary, summaryEnabled} from '../src/summary.js';
+import {buildSummary} from '../src/summary.js';
 
 interface Recorded {
   io: ActionIO;

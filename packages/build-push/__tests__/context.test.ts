@@ -10,8 +10,15 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {BuildFiles, GitHubContext, nullLogger, SecretStore, type Logger} from '@remote-builder-actions/core';
-import {buildkitSupportsAttestations, getArgs, renderContext, resolveSecrets} from '../src/build-args.js';
+import {
+  BuildFiles,
+  buildkitSupportsAttestations,
+  GitHubContext,
+  nullLogger,
+  SecretStore,
+  type Logger
+} from '@remote-builder-actions/core';
+import {getArgs, renderContext, resolveSecrets} from '../src/build-args.js';
 import {getInputs, Input} from '../src/context.js';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

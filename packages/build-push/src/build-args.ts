@@ -4,6 +4,7 @@ import {
   hasGitAuthTokenSecret,
   hasLocalExporter,
   hasTarExporter,
+  noDefaultAttestations,
   renderTemplate,
   resolveAttestationAttrs,
   resolveProvenanceAttrs,
@@ -203,23 +204,4 @@ function attestArgs(inputs: Inputs, env: ArgsEnv): string[] {
     else if (!sbomSet && isSbom) args.push('--attest', attest);
   }
   return args;
-}
-
-function noDefaultAttestations(env: NodeJS.ProcessEnv): boolean {
-  const v = env['BUILDX_NO_DEFAULT_ATTESTATIONS'];
-  if (!v) return false;
-  return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v);
-}
-
-/**
- * docker's BuildKit.versionSatisfies(builder, '>=0.11.0') over `buildx inspect` nodes: every node must
- * report a BuildKit version that satisfies it (a docker-driver node only with a `-moby` version).
- */
-export function buildkitSupportsAttestations(nodes: {buildkit?: string}[], driver?: string): boolean {
-  return nodes.every(n => {
-    const v = n.buildkit;
-    if (!v) return false;
-    if (driver === 'docker' && !v.endsWith('-moby')) return false;
-    return versionAtLeast(v.replace(/-moby$/, ''), '0.11.0');
-  });
 }

@@ -1,37 +1,35 @@
-import {randomBytes} from 'node:crypto';
 import {
-  ApiClient,
   BuildFiles,
   Buildx,
-  BuilderLifecycle,
-  BuilderTimeoutError,
-  CancelledError,
   GitHubContext,
+  InputError,
   NodeExec,
   SecretStore,
-  abortReason,
+  buildkitSupportsAttestations,
+  buildSummaryEnabled,
+  cancellation,
   errorMessage,
   formatMetadata,
   lastLine,
-  missingArchitectures,
-  offeredArchitectures,
-  parseBuilderInspect,
+  offeredPlatforms,
+  platformShortfall,
+  requireBuildx,
+  runRemoteBuild,
   systemClock,
-  unionPlatforms,
+  versionAtLeast,
   type ActionIO,
   type BuilderApi,
   type BuildResult,
+  type BuildTarget,
   type Clock,
   type Exec,
   type ExecResult,
-  type InspectedBuilder,
   type PollSchedule,
-  type ProvisionedBuilder,
   type TlsProbe
 } from '@remote-builder-actions/core';
-import {buildkitSupportsAttestations, getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
+import {getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
 import {getInputs, Input, Output, State, type Inputs} from './context.js';
-import {buildSummary, summaryEnabled, type SummaryNode} from './summary.js';
+import {buildSummary} from './summary.js';
 
 export interface BuildPushDeps {
   io: ActionIO;
@@ -64,18 +62,6 @@ interface Prepared {
   argsEnv: ArgsEnv;
 }
 
-/** Where the build runs. */
-interface Target {
-  name: string;
-  nodes: SummaryNode[];
-  inspect: InspectedBuilder;
-  profile?: string;
-  timeToReadyMs?: number;
-}
-
-/** Time allowed for tearing down in main after a cancellation: the runner kills the step 10 s after SIGINT. */
-const CANCEL_TEARDOWN_MS = 5000;
-
 /**
  * The build-push action's main step: validate every input, start the assignment, do the local work
  * (buildx version, secrets, argv) while it is pending, check the builder's platforms, run
@@ -96,7 +82,29 @@ export async function buildPush(deps: BuildPushDeps): Promise<BuildPushResult> {
   io.state.save(State.TmpDir, files.dir);
   const step: Step = {deps, inputs, github, exec, docker, buildx, files, clock: deps.clock ?? systemClock};
   try {
-    return inputs.builder !== '' ? await onSharedBuilder(step) : await onAssignedBuilder(step);
+    // Refused by older buildx: found out before anything is assigned.
+    if (inputs.push && inputs.load) await checkPushAndLoad(step);
+    return await runRemoteBuild({
+      io,
+      buildx,
+      builder: inputs.builder,
+      profiles: inputs['profile-name'],
+      timeoutMs: inputs.timeout,
+      apiUrl: inputs['api-url'],
+      ...(inputs.credentials ? {credentials: inputs.credentials} : {}),
+      inputNames: {builder: Input.Builder, profileName: Input.ProfileName, timeout: Input.Timeout},
+      ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
+      ...(deps.clock ? {clock: deps.clock} : {}),
+      ...(deps.probe ? {probe: deps.probe} : {}),
+      ...(deps.schedule ? {schedule: deps.schedule} : {}),
+      ...(deps.signal ? {signal: deps.signal} : {}),
+      ...(deps.builderName ? {builderName: deps.builderName} : {}),
+      fallback: inputs.fallback,
+      exec,
+      docker,
+      prepare: builderName => prepare(step, builderName),
+      build: (prepared, target) => build(step, prepared, target)
+    });
   } finally {
     // The secret files go with it.
     files.remove();
@@ -114,121 +122,10 @@ interface Step {
   clock: Clock;
 }
 
-async function onAssignedBuilder(step: Step): Promise<BuildPushResult> {
-  const {deps, inputs} = step;
-  const {io} = deps;
-  const credentials = inputs.credentials as NonNullable<Inputs['credentials']>;
-  const api = (deps.makeApi ?? defaultApi)(inputs['api-url'], credentials.token);
-  const builderName = deps.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
-  try {
-    const lifecycle = new BuilderLifecycle({
-      api,
-      apiUrl: inputs['api-url'],
-      state: io.state,
-      logger: io.logger,
-      buildx: step.buildx,
-      certRoot: io.env['RUNNER_TEMP'],
-      builderName,
-      ...(deps.clock ? {clock: deps.clock} : {}),
-      ...(deps.probe ? {probe: deps.probe} : {}),
-      ...(deps.schedule ? {schedule: deps.schedule} : {})
-    });
-    // The assignment starts first: the builder boots while the local work below runs.
-    const stop = new AbortController();
-    const provisioning = lifecycle.provision({
-      profiles: inputs['profile-name'],
-      timeoutMs: inputs.timeout,
-      setupBuildx: true,
-      use: false,
-      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal
-    });
-    provisioning.catch(() => undefined);
-
-    let prepared: Prepared;
-    try {
-      prepared = await prepare(step, builderName);
-    } catch (e) {
-      stop.abort(new CancelledError(`Stopped (${errorMessage(e)})`));
-      await provisioning.catch(() => undefined);
-      await tearDownNow(lifecycle, io, deps.signal, 'after the failure');
-      throw deps.signal?.aborted ? cancelled(deps.signal, 'while preparing the build') : e;
-    }
-
-    let builder: ProvisionedBuilder;
-    try {
-      builder = await provisioning;
-    } catch (e) {
-      throw explainProvisionError(e, inputs);
-    }
-
-    let result: BuildPushResult;
-    try {
-      const inspect = parseBuilderInspect(lifecycle.bootstrapOutput ?? '');
-      const target: Target = {
-        name: builder.name,
-        profile: builder.profile,
-        timeToReadyMs: builder.timeToReadyMs,
-        inspect,
-        nodes: builder.nodes.map(n => ({
-          builder: builder.name,
-          node: n.name,
-          platforms: unionPlatforms([n.platforms, inspect.nodes.find(i => i.name === n.name)?.platforms ?? []])
-        }))
-      };
-      result = await build(step, prepared, target);
-    } catch (e) {
-      await tearDownNow(lifecycle, io, deps.signal, 'after the failure');
-      throw e;
-    }
-    // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
-    await tearDownNow(lifecycle, io, deps.signal, 'after the build; billing stopped');
-    return result;
-  } finally {
-    api.close();
-  }
-}
-
-async function onSharedBuilder(step: Step): Promise<BuildPushResult> {
-  const {deps, inputs} = step;
-  const {io} = deps;
-  if (io.getInput(Input.ProfileName) !== '') {
-    io.logger.info(
-      `Input "${Input.Builder}" is set: building on "${inputs.builder}"; "${Input.ProfileName}" is not used`
-    );
-  }
-  const prepared = await prepare(step, inputs.builder);
-  const output = await io.logger.group(`Builder "${inputs.builder}"`, async () => {
-    try {
-      return await step.buildx.bootstrap(inputs.builder, {signal: deps.signal, timeoutMs: 120000});
-    } catch (e) {
-      if (deps.signal?.aborted) throw cancelled(deps.signal, 'while inspecting the builder');
-      throw new Error(
-        `Input "${Input.Builder}": ${errorMessage(e)}. Create the builder in an earlier step (e.g. with the configure action) or leave "${Input.Builder}" empty to assign one from "${Input.ProfileName}"`,
-        {cause: e}
-      );
-    }
-  });
-  const inspect = parseBuilderInspect(output);
-  return build(step, prepared, {
-    name: inputs.builder,
-    inspect,
-    nodes: inspect.nodes.map(n => ({builder: inputs.builder, node: n.name, platforms: n.platforms}))
-  });
-}
-
 /** buildx version, secret files and a first argv (which checks docker's buildx version gates). */
 async function prepare(step: Step, builderName: string): Promise<Prepared> {
   const {io, signal} = step.deps;
-  let version: string;
-  try {
-    version = await step.buildx.version({signal});
-  } catch (e) {
-    throw new Error(
-      `Docker buildx is required (${errorMessage(e)}): run on a runner with the Docker CLI and buildx, or set them up with docker/setup-buildx-action`,
-      {cause: e}
-    );
-  }
-  io.logger.info(`docker buildx ${version}`);
+  const version = await requireBuildx(step.buildx, io, signal);
   const inputs: Inputs = {...step.inputs, builder: builderName};
   const context = renderContext(inputs, step.github);
   const store = new SecretStore({dir: step.files.dir, logger: io.logger});
@@ -246,10 +143,11 @@ async function prepare(step: Step, builderName: string): Promise<Prepared> {
   return {inputs, argsEnv};
 }
 
-async function build(step: Step, prepared: Prepared, target: Target): Promise<BuildPushResult> {
+async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BuildPushResult> {
   const {io, signal} = step.deps;
   const {inputs} = prepared;
   checkPlatforms(io, inputs, target);
+  if (inputs.push && inputs.load) checkMultipleExporters(target);
 
   const {args} = getArgs(inputs, {
     ...prepared.argsEnv,
@@ -264,7 +162,8 @@ async function build(step: Step, prepared: Prepared, target: Target): Promise<Bu
     ...(signal ? {signal} : {})
   });
   const buildMs = step.clock.now() - started;
-  if (signal?.aborted || res.killed === 'aborted') throw cancelled(signal, 'during the build; the build was stopped');
+  if (signal?.aborted || res.killed === 'aborted')
+    throw cancellation(signal, 'during the build; the build was stopped');
   if (res.exitCode !== 0) throw buildFailure(res, inputs);
 
   const result = step.files.read();
@@ -278,11 +177,12 @@ async function build(step: Step, prepared: Prepared, target: Target): Promise<Bu
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
 
-  if (summaryEnabled(io)) {
+  if (buildSummaryEnabled(io)) {
     await io
       .writeSummary(
         buildSummary({
           ...(target.profile !== undefined ? {profile: target.profile} : {}),
+          ...(target.fallback !== undefined ? {fallback: target.fallback} : {}),
           builderName: target.name,
           nodes: target.nodes,
           ...(target.timeToReadyMs !== undefined ? {timeToReadyMs: target.timeToReadyMs} : {}),
@@ -299,23 +199,40 @@ async function build(step: Step, prepared: Prepared, target: Target): Promise<Bu
   return {...result, builderName: target.name, args: ['buildx', ...args]};
 }
 
+/** buildx >= 0.13.0 exports to the registry and to docker at once (docker/buildx#2302); older buildx refuses. */
+const PUSH_AND_LOAD_BUILDX = '0.13.0';
+
+/** `push` with `load`: buildx must be recent enough, checked before anything is assigned. */
+async function checkPushAndLoad(step: Step): Promise<void> {
+  const version = await requireBuildx(step.buildx, step.deps.io, step.deps.signal);
+  if (!versionAtLeast(version, PUSH_AND_LOAD_BUILDX)) {
+    throw new InputError(
+      Input.Load,
+      `"${Input.Push}" and "${Input.Load}" together need buildx >= ${PUSH_AND_LOAD_BUILDX} (found ${version}), which refuses them with "push and load may not be set together": update buildx on the runner (docker/setup-buildx-action), or set only one of them`
+    );
+  }
+}
+
+/** Two exporters (registry and docker) need BuildKit >= 0.13 on every node; fails before building when a node reports less. */
+function checkMultipleExporters(target: BuildTarget): void {
+  const old = target.inspect.nodes.filter(n => n.buildkit && !versionAtLeast(n.buildkit.replace(/^v/, ''), '0.13.0'));
+  if (old.length === 0) return;
+  throw new Error(
+    `"${Input.Push}" and "${Input.Load}" together need BuildKit >= 0.13 on the builder (two exporters), but node ${old.map(n => `${n.name} runs ${n.buildkit}`).join(', ')}: set only one of them, or push and then pull the image`
+  );
+}
+
 /** Fails before building when `platforms` asks for an architecture no node offers (spec §1 rule 4, §7). */
-function checkPlatforms(io: ActionIO, inputs: Inputs, target: Target): void {
+function checkPlatforms(io: ActionIO, inputs: Inputs, target: BuildTarget): void {
   if (inputs.platforms.length === 0) return;
-  const offered = unionPlatforms(target.nodes.map(n => n.platforms));
-  if (offered.length === 0) {
+  if (offeredPlatforms(target).length === 0) {
     io.logger.debug(`build-push: platform check skipped: builder "${target.name}" reports no node platforms`);
     return;
   }
-  const missing = missingArchitectures(inputs.platforms, offered);
-  if (missing.length === 0) return;
-  const has = [...offeredArchitectures(offered)].join(', ');
-  const fix =
-    target.profile !== undefined
-      ? `enable ${missing.join(' and ')} on builder profile "${target.profile}" in the web UI`
-      : `use a builder with a ${missing.join(' and ')} node (e.g. made by the configure action from a profile with ${missing.join(' and ')} enabled)`;
+  const short = platformShortfall(target, inputs.platforms);
+  if (!short) return;
   throw new Error(
-    `Input "${Input.Platforms}" asks for ${missing.join(', ')}, but no node of builder "${target.name}" offers it (it has ${has}); the build would fail with "exec format error". Fix: ${fix}, or remove it from "${Input.Platforms}"`
+    `Input "${Input.Platforms}" asks for ${short.missing.join(', ')}, but no node of builder "${target.name}" offers it (it has ${short.has}); the build would fail with "exec format error". Fix: ${short.fix}, or remove it from "${Input.Platforms}"`
   );
 }
 
@@ -325,37 +242,4 @@ function buildFailure(res: ExecResult, inputs: Inputs): Error {
     return new Error(res.stdout.trim().split('\n')[0]?.trim() || 'check failed');
   }
   return new Error(`buildx failed with: ${lastLine(res)}`);
-}
-
-function cancelled(signal: AbortSignal | undefined, phase: string): CancelledError {
-  const why = signal?.aborted ? abortReason(signal).message : 'Cancelled';
-  return new CancelledError(`${why} ${phase}`);
-}
-
-/** Tears every assigned builder down now and removes the buildx builder; what fails is left to post. */
-async function tearDownNow(
-  lifecycle: BuilderLifecycle,
-  io: ActionIO,
-  signal: AbortSignal | undefined,
-  why: string
-): Promise<void> {
-  const report = await lifecycle.release(
-    signal?.aborted ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS} : {}
-  );
-  const done = [...report.tornDown, ...report.alreadyGone];
-  if (done.length > 0) io.logger.info(`Tore down ${done.join(', ')} ${why}`);
-}
-
-function explainProvisionError(e: unknown, inputs: Inputs): unknown {
-  if (e instanceof BuilderTimeoutError) {
-    return new Error(
-      `${e.message}. Timed out after ${inputs.timeout} ms: raise the "${Input.Timeout}" input if the profile needs longer to start`,
-      {cause: e}
-    );
-  }
-  return e;
-}
-
-function defaultApi(apiUrl: string, token: string): ApiClient {
-  return new ApiClient({baseUrl: apiUrl, token});
 }

@@ -2,6 +2,7 @@ import {
   GitHubContext,
   InputError,
   parseBooleanInput,
+  parseFallbackMode,
   parseInputList,
   parseProfileNames,
   parseTimeoutMs,
@@ -9,7 +10,8 @@ import {
   resolveCredentials,
   resolveProvenanceInput,
   type ActionIO,
-  type Credentials
+  type Credentials,
+  type FallbackMode
 } from '@remote-builder-actions/core';
 
 /** Inputs of actions/build-push/action.yml: docker/build-push-action v6's 33, then ours. */
@@ -50,7 +52,8 @@ export enum Input {
   ProfileName = 'profile-name',
   ApiKey = 'api-key',
   ApiUrl = 'api-url',
-  Timeout = 'timeout'
+  Timeout = 'timeout',
+  Fallback = 'fallback'
 }
 
 /** Outputs of actions/build-push/action.yml (docker's three). */
@@ -109,6 +112,8 @@ export interface Inputs {
   /** '' when `builder` is set. */
   'api-url': string;
   timeout: number;
+  /** What to do when no remote builder can be had: fail, or build on a local builder. */
+  fallback: FallbackMode;
   /** Undefined when `builder` is set. */
   credentials?: Credentials;
 }
@@ -135,7 +140,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     builder,
     'cache-from': list(Input.CacheFrom, {ignoreComma: true}),
     'cache-to': list(Input.CacheTo, {ignoreComma: true}),
-    call: io.getInput(Input.Call),
+    call: checkCall(io.getInput(Input.Call)),
     'cgroup-parent': io.getInput(Input.CgroupParent),
     context: io.getInput(Input.Context) || defaultContext(github),
     file: io.getInput(Input.File),
@@ -145,7 +150,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'no-cache': bool(Input.NoCache),
     'no-cache-filters': list(Input.NoCacheFilters),
     outputs: list(Input.Outputs, {ignoreComma: true, quote: false}),
-    platforms: list(Input.Platforms),
+    platforms: checkPlatforms(list(Input.Platforms)),
     provenance: resolveProvenanceInput(io.getInput(Input.Provenance), github.workflowRunUrl(true)),
     pull: bool(Input.Pull),
     push: bool(Input.Push),
@@ -162,6 +167,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'profile-name': remote ? parseProfileNames(io.getInput(Input.ProfileName), Input.ProfileName) : [],
     'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
     timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
+    fallback: parseFallbackMode(io.getInput(Input.Fallback), Input.Fallback),
     ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
   };
 }
@@ -175,4 +181,115 @@ function defaultContext(github: GitHubContext): string {
     );
   }
   return context;
+}
+
+/** `--call` methods buildx knows (commands/build.go printResult; `check` is an alias of `lint`). */
+export const CALL_METHODS = ['build', 'check', 'lint', 'outline', 'targets', 'subrequests.describe'];
+
+/**
+ * Checks `call` the way buildx's ParseCallFunc reads it: a method, optionally with `format=…` and
+ * `ignorestatus=<bool>` fields. buildx itself passes an unknown method on to BuildKit, which fails only once
+ * the build has started on a builder; this fails before anything is assigned.
+ */
+function checkCall(raw: string): string {
+  const value = raw.trim();
+  if (value === '') return '';
+  let method = '';
+  for (const field of value.split(',').map(f => f.trim())) {
+    const eq = field.indexOf('=');
+    if (eq < 0) {
+      if (method !== '')
+        throw new InputError(Input.Call, `"${raw}" names two methods: use one of ${CALL_METHODS.join(', ')}`);
+      method = field;
+    } else if (field.slice(0, eq) === 'ignorestatus') {
+      if (!/^(true|false|1|0|t|f)$/i.test(field.slice(eq + 1))) {
+        throw new InputError(Input.Call, `"${field}" is not a boolean: use ignorestatus=true or ignorestatus=false`);
+      }
+    } else if (field.slice(0, eq) !== 'format') {
+      throw new InputError(Input.Call, `"${field}" is not a field of call: use format=json or ignorestatus=true`);
+    }
+  }
+  if (!CALL_METHODS.includes(method)) {
+    throw new InputError(
+      Input.Call,
+      `"${method || raw}" is not a build method: use ${CALL_METHODS.filter(m => m !== 'lint' && m !== 'subrequests.describe').join(', ')} (or leave it empty to build)`
+    );
+  }
+  return value;
+}
+
+/** Operating systems and architectures containerd knows, for one-part platforms ("arm64" means linux/arm64). */
+const KNOWN_OS = [
+  'aix',
+  'android',
+  'darwin',
+  'dragonfly',
+  'freebsd',
+  'hurd',
+  'illumos',
+  'ios',
+  'js',
+  'linux',
+  'nacl',
+  'netbsd',
+  'openbsd',
+  'plan9',
+  'solaris',
+  'windows',
+  'zos'
+];
+const KNOWN_ARCH = [
+  '386',
+  'amd64',
+  'amd64p32',
+  'arm',
+  'armbe',
+  'arm64',
+  'arm64be',
+  'ppc64',
+  'ppc64le',
+  'loong64',
+  'mips',
+  'mipsle',
+  'mips64',
+  'mips64le',
+  'mips64p32',
+  'mips64p32le',
+  'ppc',
+  'riscv',
+  'riscv64',
+  's390',
+  's390x',
+  'sparc',
+  'sparc64',
+  'wasm',
+  'aarch64',
+  'x86_64',
+  'x86-64',
+  'i386',
+  'armhf',
+  'armel'
+];
+
+/**
+ * Checks each platform the way buildx parses `--platform` (containerd platforms.Parse): `local`, or
+ * `os[/arch[/variant]]` with components of letters, digits, `_` and `-`; a single component must be a known
+ * OS or architecture. Whether the builder offers the platform is checked once it is ready.
+ */
+function checkPlatforms(platforms: string[]): string[] {
+  for (const p of platforms) {
+    if (p === 'local') continue;
+    const parts = p.split('/');
+    const bad =
+      parts.length > 3 ||
+      parts.some(c => !/^[A-Za-z0-9_-]+$/.test(c)) ||
+      (parts.length === 1 && !KNOWN_OS.includes(p.toLowerCase()) && !KNOWN_ARCH.includes(p.toLowerCase()));
+    if (bad) {
+      throw new InputError(
+        Input.Platforms,
+        `"${p}" is not a platform: use os/arch[/variant], e.g. linux/amd64 or linux/arm64, separated by commas or new lines`
+      );
+    }
+  }
+  return platforms;
 }

@@ -151,10 +151,7 @@ describe('configure action (bundled) against the emulator', () => {
     ]);
     expect(post.exitCode).toBe(0);
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
-    expect(dockerCalls().slice(3)).toEqual([
-      ['buildx', 'inspect', '--builder', name],
-      ['buildx', 'rm', name]
-    ]);
+    expect(dockerCalls().slice(3)).toEqual([['buildx', 'rm', name]]);
     expect(existsSync(state['certDir'] as string)).toBe(false);
     expect(assignedBuilders(ids)).toEqual([]);
     expect(emu.ledger().find(e => e.builderId === ids[0])?.reason).toBe('teardown');

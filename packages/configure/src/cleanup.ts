@@ -1,4 +1,5 @@
 import {
+  createBuilderApiClient,
   postStepCleanup,
   type ActionIO,
   type BuilderApi,
@@ -15,5 +16,10 @@ export interface CleanupDeps {
 
 /** The configure action's post step: buildx rm, remove the certificates, tear every builder down. Never fails the job. */
 export function cleanup(deps: CleanupDeps): Promise<PostCleanupResult> {
-  return postStepCleanup({...deps, apiKeyInput: Input.ApiKey});
+  const {io} = deps;
+  return postStepCleanup({
+    makeApi: (apiUrl, token) => createBuilderApiClient({apiUrl, token, env: io.env, logger: io.logger}),
+    ...deps,
+    apiKeyInput: Input.ApiKey
+  });
 }

@@ -1,8 +1,10 @@
 import {
-  ApiClient,
   Buildx,
   BuilderLifecycle,
   BuilderTimeoutError,
+  CancelledError,
+  createBuilderApiClient,
+  DEFAULT_IN_FLIGHT_GRACE_MS,
   errorMessage,
   type ActionIO,
   type BuilderApi,
@@ -42,14 +44,17 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
   io.logger.setSecret(inputs.credentials.token);
 
   const buildx = deps.buildx ?? new Buildx({logger: io.logger});
-  if (inputs['setup-buildx']) {
-    // A runner without buildx fails here, before anything is assigned and billed.
-    const version = await buildx.version({signal: deps.signal});
-    io.logger.info(`docker buildx ${version}`);
-  }
   exportDockerBuildVariables(io);
 
-  const api = (deps.makeApi ?? defaultApi)(inputs['api-url'], inputs.credentials.token);
+  const api = deps.makeApi
+    ? deps.makeApi(inputs['api-url'], inputs.credentials.token)
+    : createBuilderApiClient({
+        apiUrl: inputs['api-url'],
+        token: inputs.credentials.token,
+        env: io.env,
+        logger: io.logger,
+        assignTimeoutMs: inputs.timeout + DEFAULT_IN_FLIGHT_GRACE_MS + 1000
+      });
   try {
     const lifecycle = new BuilderLifecycle({
       api,
@@ -62,15 +67,36 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
       ...(deps.probe ? {probe: deps.probe} : {}),
       ...(deps.schedule ? {schedule: deps.schedule} : {})
     });
+    // The assignment goes first, so the builder boots while buildx is checked here.
+    const stop = new AbortController();
+    const provisioning = lifecycle.provision({
+      profiles: inputs['profile-name'],
+      timeoutMs: inputs.timeout,
+      setupBuildx: inputs['setup-buildx'],
+      use: inputs.use,
+      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal
+    });
+    provisioning.catch(() => undefined);
+    if (inputs['setup-buildx']) {
+      try {
+        io.logger.info(`docker buildx ${await buildx.version({signal: deps.signal})}`);
+      } catch (e) {
+        if (deps.signal?.aborted) {
+          // Cancelled: provision tears down and names the phase it was in.
+          await provisioning;
+        }
+        // provision sees the abort, tears down what it assigned, then rejects.
+        stop.abort(new CancelledError(`Stopped (${errorMessage(e)})`));
+        await provisioning.catch(() => undefined);
+        throw new Error(
+          `${errorMessage(e)}: run on a runner with the Docker CLI and buildx, or set "${Input.SetupBuildx}: false" to only assign the builders`,
+          {cause: e}
+        );
+      }
+    }
     let builder: ProvisionedBuilder;
     try {
-      builder = await lifecycle.provision({
-        profiles: inputs['profile-name'],
-        timeoutMs: inputs.timeout,
-        setupBuildx: inputs['setup-buildx'],
-        use: inputs.use,
-        signal: deps.signal
-      });
+      builder = await provisioning;
     } catch (e) {
       throw explain(e, inputs);
     }
@@ -82,10 +108,6 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
   } finally {
     api.close();
   }
-}
-
-function defaultApi(apiUrl: string, token: string): ApiClient {
-  return new ApiClient({baseUrl: apiUrl, token});
 }
 
 /** Exports DOCKER_BUILD_* = false for later steps unless the user set them. */

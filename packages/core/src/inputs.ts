@@ -1,11 +1,14 @@
 import {isIP} from 'node:net';
+import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/api-client.js';
 import {InputError} from './errors.js';
 
 /** Environment variables the actions read. */
 export enum Env {
   ApiKey = 'REMOTE_BUILDER_API_KEY',
   ApiUrl = 'REMOTE_BUILDER_API_URL',
-  RunnerToken = 'REMOTE_BUILDER_RUNNER_TOKEN'
+  RunnerToken = 'REMOTE_BUILDER_RUNNER_TOKEN',
+  /** Per-request time limit of the API client in ms (default 15000); mainly for tests against a local emulator. */
+  RequestTimeoutMs = 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS'
 }
 
 /** Longest timeout accepted: a GitHub-hosted job cannot run longer than 6 hours. */
@@ -127,6 +130,40 @@ function checkToken(token: string, input: string): string {
   if (/\s/.test(token) || hasControlChars(token))
     throw new InputError(input, 'contains whitespace or control characters: copy the API key again from the web UI');
   return token;
+}
+
+/** Longest per-request time limit REMOTE_BUILDER_REQUEST_TIMEOUT_MS may set: 10 minutes. */
+export const MAX_API_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * The API client's per-request time limit: REMOTE_BUILDER_REQUEST_TIMEOUT_MS when set (a whole number of
+ * milliseconds, 1 to 600000), else 15000.
+ */
+export function resolveRequestTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = (env[Env.RequestTimeoutMs] ?? '').trim();
+  if (raw === '') return DEFAULT_REQUEST_TIMEOUT_MS;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms >= 1 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
+    throw new InputError(
+      Env.RequestTimeoutMs,
+      `"${raw}" is not a request time limit: use a whole number of milliseconds from 1 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_REQUEST_TIMEOUT_MS}`
+    );
+  }
+  return ms;
+}
+
+/** What to do when no remote builder can be had: fail (`none`) or build on a local buildx builder (`local`). */
+export type FallbackMode = 'none' | 'local';
+
+/** Parses the `fallback` input: `none` (default) or `local`. */
+export function parseFallbackMode(raw: string, input = 'fallback'): FallbackMode {
+  const v = raw.trim().toLowerCase();
+  if (v === '' || v === 'none') return 'none';
+  if (v === 'local') return 'local';
+  throw new InputError(
+    input,
+    `"${raw}" is not a fallback: use none (fail when no remote builder can be had) or local (build on this runner instead)`
+  );
 }
 
 /** Parses a boolean input the way @actions/core does (YAML 1.2 core schema), with the input named on error. */

@@ -328,6 +328,39 @@ export class Registry {
     return JSON.parse((await this.blob(repo, m.config.digest)).toString('utf8')) as ImageConfig;
   }
 
+  /**
+   * Every blob `reference` leads to: the manifest (or index) itself, each manifest of an index (attestation
+   * manifests included), their configs and their layers (gzip layers uncompressed). For scanning an image
+   * for content that must not be in it, such as a build secret.
+   */
+  async reachableBlobs(repo: string, reference: string): Promise<ReachableBlob[]> {
+    const out: ReachableBlob[] = [];
+    const seen = new Set<string>();
+    const visit = async (ref: string, what: string): Promise<void> => {
+      const m = await this.requireManifest(repo, ref);
+      if (seen.has(m.digest)) return;
+      seen.add(m.digest);
+      out.push({what, digest: m.digest, data: Buffer.from(m.raw, 'utf8')});
+      for (const d of m.manifests ?? []) {
+        const platform = d.platform ? platformOf(d.platform) : 'no platform';
+        await visit(d.digest, `manifest ${platform} of ${what}`);
+      }
+      const blobs = [
+        ...(m.config ? [{d: m.config, kind: 'config'}] : []),
+        ...(m.layers ?? []).map((d, i) => ({d, kind: `layer ${i}`}))
+      ];
+      for (const {d, kind} of blobs) {
+        if (seen.has(d.digest)) continue;
+        seen.add(d.digest);
+        let data = await this.blob(repo, d.digest);
+        if (data[0] === 0x1f && data[1] === 0x8b) data = gunzipSync(data);
+        out.push({what: `${kind} of ${what}`, digest: d.digest, data});
+      }
+    };
+    await visit(reference, this.ref(repo, reference));
+    return out;
+  }
+
   /** A file's content from the image's layers (topmost layer first); undefined when absent. */
   async readFile(repo: string, reference: string, path: string, platform?: string): Promise<string | undefined> {
     const m = await this.imageManifest(repo, reference, platform);
@@ -340,6 +373,13 @@ export class Registry {
     }
     return undefined;
   }
+}
+
+/** One blob found by Registry.reachableBlobs: what it is, its digest and its (uncompressed) bytes. */
+export interface ReachableBlob {
+  what: string;
+  digest: string;
+  data: Buffer;
 }
 
 export interface ImageConfig {
@@ -498,6 +538,21 @@ export class E2eEmulator {
       .map(e => e.builderId);
   }
 
+  /**
+   * How each of `ids` stopped being billed: its termination reason ('teardown', 'idle-timeout', …),
+   * 'still assigned', or 'not in the ledger'. Compare with `allTornDown(ids)`.
+   */
+  reasons(ids: string[]): Record<string, string> {
+    const entries = this.entries(ids);
+    return Object.fromEntries(
+      ids.map(id => {
+        const e = entries.find(x => x.builderId === id);
+        if (!e) return [id, 'not in the ledger'];
+        return [id, e.terminatedAt === undefined ? 'still assigned' : (e.reason ?? 'terminated without a reason')];
+      })
+    );
+  }
+
   /** The ledger as the emulator's CLI prints it, and the backend errors if any. */
   ledgerText(ids?: string[]): string {
     const entries = this.entries(ids);
@@ -587,4 +642,35 @@ export function runPost(job: JobRunOpts, main: ActionRunResult): Promise<ActionR
 export function mustSucceed(title: string, result: ActionRunResult): ActionRunResult {
   if (result.failed) throw new Error(`${title} failed:\n${stepReport(title, result)}`);
   return result;
+}
+
+/** `reasons(ids)` of builders that were all torn down by a teardown request. */
+export function allTornDown(ids: string[]): Record<string, string> {
+  return Object.fromEntries(ids.map(id => [id, 'teardown']));
+}
+
+/** GITHUB_WORKSPACE (and the working directory) of a job's steps; created if missing. */
+export function jobWorkspace(job: JobRunOpts): string {
+  if (!job.workDir) throw new Error('jobWorkspace: the job has no workDir (use actionJob)');
+  const dir = join(job.workDir, 'workspace');
+  mkdirSync(dir, {recursive: true});
+  return dir;
+}
+
+/** What a step printed (stdout then stderr) without the `::add-mask::` lines, which hold the masked values. */
+export function printed(result: ActionRunResult): string {
+  return `${result.stdout}\n${result.stderr}`
+    .split('\n')
+    .filter(l => !l.startsWith('::add-mask::'))
+    .join('\n');
+}
+
+/** The error annotation of a failed step ('' when none). */
+export function errorOf(result: ActionRunResult): string {
+  return result.annotations.find(a => a.level === 'error')?.message ?? '';
+}
+
+/** The `docker buildx …` command lines a build step logged with `[command]` (the build or bake it ran). */
+export function loggedBuildxCommands(result: ActionRunResult, sub: 'build' | 'bake'): string[] {
+  return result.stdout.split('\n').filter(l => new RegExp(`^\\[command\\]\\S*docker buildx ${sub}\\b`).test(l));
 }

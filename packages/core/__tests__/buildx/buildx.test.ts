@@ -1,5 +1,8 @@
 import {describe, expect, test} from '@jest/globals';
-import {Buildx} from '../../src/buildx/buildx.js';
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {Buildx, BuildxError} from '../../src/buildx/buildx.js';
 import {FakeExec} from '../fakes/fake-exec.js';
 
 const certs = {cacert: '/c/ca.pem', cert: '/c/cert.pem', key: '/c/key.pem'};
@@ -152,18 +155,39 @@ describe('Buildx.rm', () => {
     const exec = new FakeExec();
     await new Buildx({exec}).rm('rb', {timeoutMs: 10000});
     expect(exec.calls).toEqual([{command: 'docker', args: ['buildx', 'rm', 'rb'], opts: {timeoutMs: 10000}}]);
+    await expect(new Buildx({exec}).rm('rb')).resolves.toBe('removed');
+  });
+
+  test('a builder buildx does not know is reported absent, not an error', async () => {
+    await expect(new Buildx({exec: failing('ERROR: no builder "rb" found\n')}).rm('rb')).resolves.toBe('absent');
   });
 
   test('a failure carries the last stderr line', async () => {
-    await expect(new Buildx({exec: failing('ERROR: no builder "rb" found\n')}).rm('rb')).rejects.toHaveProperty(
-      'message',
-      'Failed to remove buildx builder "rb": ERROR: no builder "rb" found'
-    );
+    const e = await new Buildx({exec: failing('ERROR: permission denied\n')}).rm('rb').catch((err: BuildxError) => err);
+    expect(e).toBeInstanceOf(BuildxError);
+    expect((e as BuildxError).message).toBe('Failed to remove buildx builder "rb": ERROR: permission denied');
+    expect((e as BuildxError).timedOut).toBe(false);
   });
 
   test('a timeout says how long it waited', async () => {
     await expect(
       new Buildx({exec: failing('', {killed: 'timeout'})}).rm('rb', {timeoutMs: 10000})
-    ).rejects.toHaveProperty('message', 'Failed to remove buildx builder "rb": no answer within 10000 ms');
+    ).rejects.toMatchObject({
+      message: 'Failed to remove buildx builder "rb": no answer within 10000 ms',
+      timedOut: true
+    });
+  });
+
+  test('forget deletes only the named record in DOCKER_CONFIG', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'buildx-forget-'));
+    mkdirSync(join(config, 'buildx', 'instances'), {recursive: true});
+    writeFileSync(join(config, 'buildx', 'instances', 'rb'), '{}');
+    writeFileSync(join(config, 'buildx', 'instances', 'other'), '{}');
+    const buildx = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: config}});
+    expect(buildx.forget('rb')).toBe(true);
+    expect(buildx.forget('rb')).toBe(false);
+    expect(buildx.forget('../instances/other')).toBe(false);
+    expect(existsSync(join(config, 'buildx', 'instances', 'other'))).toBe(true);
+    rmSync(config, {recursive: true, force: true});
   });
 });

@@ -6,6 +6,9 @@ import {
   versionArgs,
   type CreateNodeArgsOpts
 } from './buildx-args.js';
+import {existsSync, rmSync} from 'node:fs';
+import {homedir} from 'node:os';
+import {join} from 'node:path';
 import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
@@ -21,9 +24,12 @@ export interface BuildxOpts {
 
 /** A `docker buildx` command failed (locally: retrying on another profile would not help). */
 export class BuildxError extends Error {
-  constructor(message: string) {
+  /** The command was killed at its time limit. */
+  readonly timedOut: boolean;
+  constructor(message: string, opts: {timedOut?: boolean} = {}) {
     super(message);
     this.name = 'BuildxError';
+    this.timedOut = opts.timedOut ?? false;
   }
 }
 
@@ -76,13 +82,29 @@ export class Buildx {
     return res.exitCode === 0;
   }
 
-  /** Removes the builder locally; bounded in time so a stuck buildx cannot hang the post step. */
-  async rm(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<void> {
+  /**
+   * Removes the builder locally; bounded in time so a stuck buildx cannot hang the post step.
+   * Resolves 'absent' when buildx has no builder of that name.
+   */
+  async rm(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<'removed' | 'absent'> {
     const res = await this.run(rmArgs(name), runOpts);
-    if (res.exitCode !== 0) {
-      const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
-      throw new BuildxError(`Failed to remove buildx builder "${name}": ${why}`);
-    }
+    if (res.exitCode === 0) return 'removed';
+    if (/no builder .* found/i.test(res.stderr)) return 'absent';
+    const timedOut = res.killed === 'timeout';
+    const why = timedOut ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
+    throw new BuildxError(`Failed to remove buildx builder "${name}": ${why}`, {timedOut});
+  }
+
+  /**
+   * Deletes the builder's record from buildx's store without asking buildx: the last resort when
+   * `buildx rm` stalls on an endpoint that no longer answers (docker/setup-buildx-action#615).
+   */
+  forget(name: string): boolean {
+    const config = this.env?.['DOCKER_CONFIG'] ?? process.env['DOCKER_CONFIG'] ?? join(homedir(), '.docker');
+    const record = join(config, 'buildx', 'instances', name);
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || !existsSync(record)) return false;
+    rmSync(record, {force: true});
+    return true;
   }
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {

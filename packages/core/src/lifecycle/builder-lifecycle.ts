@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto';
-import {ApiError, errorMessage} from '../errors.js';
+import {ApiError, errorMessage, InputError} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
@@ -10,9 +10,12 @@ import {createCertDir, writeBuilderCerts} from '../certs/cert-store.js';
 import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
 import type {BuilderApi} from './builder-api.js';
 import {CancelledError} from './cancelled-error.js';
-import {waitForBuilderReady, type PollSchedule, type ReadyBuilder} from './readiness.js';
+import {BuilderTimeoutError, waitForBuilderReady, type PollSchedule, type ReadyBuilder} from './readiness.js';
 import {teardownBuilders, type TeardownReport} from './teardown.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
+
+/** How long a cancelled or timed-out assignment still in flight is waited for, to tear down what it assigned. */
+export const DEFAULT_IN_FLIGHT_GRACE_MS = 5000;
 
 /** One buildx node, backed by one remote builder. */
 export interface ProvisionedNode {
@@ -211,14 +214,18 @@ export class BuilderLifecycle {
   }
 
   /**
-   * Sends the assignment. The request is not tied to the cancellation signal: once sent it may be
-   * processed, so on cancellation we wait briefly for its answer to learn what to tear down.
+   * Sends the assignment and waits for its answer until the profile's deadline. The request is tied neither to
+   * the cancellation signal nor to the deadline: once sent it may be processed, so when either comes first we
+   * wait a grace period for the answer, to learn what to tear down, before giving up on it.
    */
   private async assign(profile: string, deadline: number, signal?: AbortSignal): Promise<string[]> {
     throwIfCancelled(signal, `before assigning from profile "${profile}"`);
     const state = this.state as BuilderState;
-    const remaining = Math.max(1, deadline - this.clock.now());
-    const request = this.api.assignBuilder(profile, {signal: AbortSignal.timeout(remaining)});
+    const waitMs = Math.max(1, deadline - this.clock.now());
+    // The answer is waited for in wall-clock time (like the request's own time limit), so it is measured so too.
+    const sentAt = Date.now();
+    const abandon = new AbortController();
+    const request = this.api.assignBuilder(profile, {signal: abandon.signal});
     const record = (ids: string[]): string[] => {
       state.builderIds.push(...ids.filter(id => !state.builderIds.includes(id)));
       state.profile = profile;
@@ -226,10 +233,13 @@ export class BuilderLifecycle {
       return ids;
     };
     const tracked = request.then(res => record(res.builder_instances.map(b => b.id)));
+    tracked.catch(() => undefined);
+    const expired = AbortSignal.timeout(waitMs);
+    const stop = signal ? AbortSignal.any([signal, expired]) : expired;
     try {
-      return signal ? await raceAbort(tracked, signal) : await tracked;
+      return await raceAbort(tracked, stop);
     } catch (e) {
-      if (!signal?.aborted) {
+      if (!stop.aborted) {
         if (e instanceof ApiError && e.status === undefined && !e.notSent) {
           this.logger.warning(
             `The assignment from profile "${profile}" was sent but got no answer (${e.code ?? 'network error'}); if the service processed it, a builder may be billed until its idle time-out: check the builders in the web UI`
@@ -237,17 +247,32 @@ export class BuilderLifecycle {
         }
         throw e;
       }
-      const grace = this.opts.inFlightGraceMs ?? 5000;
+      const cancelled = signal?.aborted === true;
+      const grace = this.opts.inFlightGraceMs ?? DEFAULT_IN_FLIGHT_GRACE_MS;
       this.logger.info(
-        `Cancelled while the assignment was in flight; waiting up to ${grace} ms for its answer to tear it down`
+        cancelled
+          ? `Cancelled while the assignment was in flight; waiting up to ${grace} ms for its answer to tear it down`
+          : `The assignment from profile "${profile}" got no answer within ${waitMs} ms; waiting up to ${grace} ms more for a late answer to tear it down`
       );
-      const late = await withTimeout(tracked, grace).catch(() => undefined);
-      if (late === undefined) {
+      let refused = false;
+      const late = await withTimeout(tracked, grace).catch((err: unknown) => {
+        // An HTTP error answer says the service did not assign; anything else leaves the outcome unknown.
+        refused = err instanceof ApiError && err.status !== undefined;
+        return undefined;
+      });
+      if (late === undefined && !refused) {
+        abandon.abort(new Error('no answer in time'));
         this.logger.warning(
-          `The assignment from profile "${profile}" did not answer within ${grace} ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI`
+          cancelled
+            ? `The assignment from profile "${profile}" did not answer within ${grace} ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI`
+            : `The assignment from profile "${profile}" did not answer within ${Date.now() - sentAt} ms; if the service processed it, a builder may still be billed: check the builders in the web UI`
         );
       }
-      throw new CancelledError(`while assigning a builder from profile "${profile}"`);
+      if (cancelled) throw new CancelledError(`while assigning a builder from profile "${profile}"`);
+      throw new BuilderTimeoutError(
+        '',
+        `The service did not answer the assignment from profile "${profile}" in time${late ? ` (its late answer, ${late.join(', ')}, is torn down)` : ''}`
+      );
     }
   }
 
@@ -287,25 +312,27 @@ export class BuilderLifecycle {
 
   private async setupBuildx(nodes: ProvisionedNode[], deadline: number, opts: ProvisionOpts): Promise<string> {
     const state = this.state as BuilderState;
-    for (const [i, node] of nodes.entries()) {
-      throwIfCancelled(opts.signal, 'while setting up the buildx builder');
-      await this.buildx.createNode(
+    const create = (node: ProvisionedNode, append: boolean): Promise<void> =>
+      this.buildx.createNode(
         {
           name: state.builderName,
           node: node.name,
           endpoint: node.endpoint,
           certs: node.certs,
           platforms: node.platforms,
-          append: i > 0,
+          append,
           use: opts.use
         },
         {signal: opts.signal, timeoutMs: Math.max(1000, deadline - this.clock.now())}
       );
-      if (i === 0) {
-        state.buildxCreated = true;
-        this.save();
-      }
-    }
+    const [first, ...others] = nodes;
+    if (!first) throw new Error('no builder to set up');
+    throwIfCancelled(opts.signal, 'while setting up the buildx builder');
+    await create(first, false);
+    state.buildxCreated = true;
+    this.save();
+    // buildx serialises writes to its store with a file lock, so the other nodes are appended at once.
+    await Promise.all(others.map(node => create(node, true)));
     throwIfCancelled(opts.signal, 'while setting up the buildx builder');
     const inspectOutput = await this.buildx.bootstrap(state.builderName, {
       signal: opts.signal,
@@ -351,8 +378,9 @@ export class BuilderLifecycle {
   }
 
   private worthFallingBack(e: unknown): boolean {
-    // Local buildx failures would repeat on any profile.
-    return !(e instanceof BuildxError);
+    // Local buildx failures would repeat on any profile, and so would a key the service refuses.
+    if (e instanceof BuildxError || e instanceof InputError) return false;
+    return !(e instanceof ApiError && (e.status === 401 || e.status === 403));
   }
 
   private save(): void {

@@ -1,6 +1,6 @@
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
-import {Buildx} from '../buildx/buildx.js';
+import {Buildx, BuildxError} from '../buildx/buildx.js';
 import type {ActionIO} from '../action-io.js';
 import {ApiClient} from '../api/api-client.js';
 import {resolveCredentials} from '../inputs.js';
@@ -29,6 +29,32 @@ export interface PostCleanupResult {
   maybeBilled: string[];
 }
 
+async function tearDown(opts: PostCleanupOpts, apiUrl: string, pending: string[]): Promise<TeardownReport> {
+  if (pending.length === 0) return {tornDown: [], alreadyGone: [], failed: []};
+  let api: BuilderApi;
+  try {
+    api = opts.makeApi(apiUrl);
+  } catch (e) {
+    return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
+  }
+  return teardownBuilders(api, pending, {logger: opts.logger, timeoutMs: opts.teardownTimeoutMs ?? 30000});
+}
+
+async function removeBuildx(opts: PostCleanupOpts, name: string, created: boolean): Promise<void> {
+  if (!created) return;
+  const {logger} = opts;
+  try {
+    const res = await opts.buildx.rm(name, {timeoutMs: opts.rmTimeoutMs ?? 1500});
+    logger.info(res === 'removed' ? `Removed buildx builder "${name}"` : `buildx builder "${name}" is already gone`);
+  } catch (e) {
+    if (e instanceof BuildxError && e.timedOut && opts.buildx.forget(name)) {
+      logger.info(`buildx rm "${name}" stalled; removed its record from buildx's store instead`);
+    } else {
+      logger.warning(errorMessage(e));
+    }
+  }
+}
+
 /**
  * The post step shared by every action: forget the buildx builder, remove the certificates and tear
  * down every builder main assigned and did not tear down itself. Warns, never throws.
@@ -49,53 +75,36 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
   }
   const current = state;
 
-  if (current.buildxCreated) {
-    await logger.group(`Removing buildx builder "${current.builderName}"`, async () => {
-      const timeoutMs = opts.rmTimeoutMs ?? 10000;
-      try {
-        if (await opts.buildx.exists(current.builderName, {timeoutMs})) {
-          await opts.buildx.rm(current.builderName, {timeoutMs});
-          logger.info(`Removed buildx builder "${current.builderName}"`);
-        } else {
-          logger.info(`buildx builder "${current.builderName}" is already gone`);
-        }
-      } catch (e) {
-        logger.warning(errorMessage(e));
-      }
-    });
-  }
+  const pending = current.builderIds.filter(id => !current.tornDownIds.includes(id));
+  const what = [
+    current.buildxCreated ? `buildx builder "${current.builderName}"` : '',
+    pending.length > 0 ? pending.join(', ') : ''
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  // Teardown (billing) and buildx rm run at once: rm is quick while the endpoints still answer.
+  const teardown = await logger.group(what ? `Removing ${what}` : 'Cleaning up', async () => {
+    const [report] = await Promise.all([
+      tearDown(opts, current.apiUrl, pending),
+      removeBuildx(opts, current.builderName, current.buildxCreated)
+    ]);
+    if (pending.length === 0) {
+      logger.info(
+        current.builderIds.length > 0 ? 'Every builder was already torn down by main.' : 'No builder was assigned.'
+      );
+    }
+    return report;
+  });
 
   if (current.certDir) {
-    await logger.group('Removing certificates', async () => {
-      try {
-        await removeCertDir(current.certDir);
-        logger.info(`Removed ${current.certDir}`);
-      } catch (e) {
-        logger.warning(`Failed to remove ${current.certDir}: ${errorMessage(e)}`);
-      }
-    });
-  }
-
-  const pending = current.builderIds.filter(id => !current.tornDownIds.includes(id));
-  if (pending.length === 0) {
-    logger.info(
-      current.builderIds.length > 0 ? 'Every builder was already torn down by main.' : 'No builder was assigned.'
-    );
-    return {hadState: true, teardown: empty, maybeBilled: []};
-  }
-
-  const teardown = await logger.group(
-    `Tearing down ${pending.length} builder${pending.length === 1 ? '' : 's'}`,
-    async () => {
-      let api: BuilderApi;
-      try {
-        api = opts.makeApi(current.apiUrl);
-      } catch (e) {
-        return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
-      }
-      return teardownBuilders(api, pending, {logger, timeoutMs: opts.teardownTimeoutMs ?? 30000});
+    try {
+      await removeCertDir(current.certDir);
+      logger.info(`Removed ${current.certDir}`);
+    } catch (e) {
+      logger.warning(`Failed to remove ${current.certDir}: ${errorMessage(e)}`);
     }
-  );
+  }
+
   current.tornDownIds.push(...teardown.tornDown, ...teardown.alreadyGone);
   saveBuilderState(opts.state, current);
 

@@ -74,6 +74,8 @@ const FATAL_STATUSES = new Set([401, 403]);
 const MAX_CONSECUTIVE_404 = 3;
 /** TLS rejections tolerated in a row before the material is declared wrong. */
 const MAX_TLS_REJECTIONS = 3;
+/** Answers in a row with status "ready" but TLS material missing before the details are declared broken (~2 s). */
+const MAX_READY_BUT_INCOMPLETE = 8;
 
 /**
  * Waits until one builder is ready: its details carry host, ca, client_cert and client_key (and
@@ -88,6 +90,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let consecutive404 = 0;
   let consecutiveErrors = 0;
   let tlsRejections = 0;
+  let readyButIncomplete = 0;
   let complete: {details: BuilderDetails; endpoint: BuilderEndpoint} | undefined;
 
   for (;;) {
@@ -110,6 +113,13 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') complete = {details, endpoint: verdict.endpoint};
         else lastProblem = verdict.why;
+        readyButIncomplete = verdict.kind === 'pending' && verdict.saysReady ? readyButIncomplete + 1 : 0;
+        if (readyButIncomplete >= MAX_READY_BUT_INCOMPLETE) {
+          throw new BuilderFailedError(
+            builderId,
+            `Builder ${builderId} reports status "ready" but its ${lastProblem.replace(/ \(status "ready"\)$/, '')}: the service sent incomplete connection details`
+          );
+        }
       } catch (e) {
         if (e instanceof BuilderFailedError) throw e;
         throwIfAborted(opts.signal);
@@ -161,7 +171,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   }
 }
 
-type Verdict = {kind: 'complete'; endpoint: BuilderEndpoint} | {kind: 'pending'; why: string};
+type Verdict = {kind: 'complete'; endpoint: BuilderEndpoint} | {kind: 'pending'; why: string; saysReady?: boolean};
 
 function examine(builderId: string, details: BuilderDetails, logger: Logger): Verdict {
   const m = details.metadata;
@@ -176,7 +186,11 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
   }
   const missing = (['host', ...PEM_FIELDS] as const).filter(f => !m[f] || m[f].trim() === '');
   if (missing.length > 0)
-    return {kind: 'pending', why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`};
+    return {
+      kind: 'pending',
+      why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`,
+      saysReady: status === 'ready'
+    };
   if (status !== undefined && status !== 'ready') return {kind: 'pending', why: `status is "${status}"`};
   for (const f of PEM_FIELDS) {
     if (!/-----BEGIN [A-Z0-9 ]+-----[\s\S]+-----END [A-Z0-9 ]+-----/.test(m[f])) {

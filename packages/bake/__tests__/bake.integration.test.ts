@@ -1,0 +1,399 @@
+// Runs the bundled bake action (dist/), main then post, through the runner harness against the emulator
+// over loopback HTTP and mutual TLS, with the recording fake docker on PATH (it resolves the bake files
+// in the workspace for `bake --print` and writes one metadata entry per target).
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import {createHash} from 'node:crypto';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {Emulator, runAction, runMainAndPost, type ActionRunResult} from '@remote-builder-actions/emulator';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const MAIN = join(root, 'dist/bake/main/index.js');
+const POST = join(root, 'dist/bake/post/index.js');
+const CONFIGURE_MAIN = join(root, 'dist/configure/main/index.js');
+const CONFIGURE_POST = join(root, 'dist/configure/post/index.js');
+const FAKE_DOCKER_BIN = join(root, 'packages/emulator/fake-docker');
+const API_KEY = 'rb_test_key_3f9c1e7b2d';
+const RUN_URL = 'https://github.com/octo-org/octo-repo/actions/runs/1/attempts/1';
+const GIT_CONTEXT = 'https://github.com/octo-org/octo-repo.git#ffac537e6cbbf934b08745a378932722df287a53';
+const BAKE_HCL = `// The bake file of the tests.
+group "default" {
+  targets = ["app"]
+}
+group "all" {
+  targets = ["web", "api"]
+}
+target "app" {
+  tags = ["user/app:latest"]
+}
+target "_multi" {
+  platforms = ["linux/amd64", "linux/arm64"]
+}
+target "web" {
+  inherits = ["_multi"]
+  dockerfile = "web.Dockerfile"
+  tags = ["user/web:latest"]
+}
+target "api" {
+  inherits = ["_multi"]
+  dockerfile = "api.Dockerfile"
+  tags = ["user/api:latest"]
+}
+`;
+
+let emu: Emulator;
+let work: string;
+
+interface Call {
+  argv: string[];
+  cwd: string;
+  metadataWarnings?: string;
+  gitAuthTokenSha256?: string;
+}
+
+beforeAll(async () => {
+  for (const f of [MAIN, POST, CONFIGURE_MAIN, CONFIGURE_POST]) {
+    if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
+  }
+  emu = await Emulator.start({
+    profiles: [
+      {name: 'single', architectures: ['amd64']},
+      {name: 'multi', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2}
+    ],
+    apiKeys: [{key: API_KEY, scopes: ['builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+/** Every step run by a test; afterEach scans them all for secrets. */
+let ran: ActionRunResult[] = [];
+
+afterEach(() => {
+  emu.clearFaults();
+  if (work) rmSync(work, {recursive: true, force: true});
+  // No step may print the API key or any line of any client key the emulator handed out.
+  const secrets = [
+    API_KEY,
+    ...emu.issuedClientKeys().flatMap(k => k.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----')))
+  ];
+  const leaks = ran.flatMap(r =>
+    secrets.filter(s => everything(r).includes(s)).map(s => `${s.slice(0, 6)}… in a step's output`)
+  );
+  ran = [];
+  expect(leaks).toEqual([]);
+});
+
+/** A job whose workspace holds the bake file (in `bakeDir` under it). */
+function job(inputs: Record<string, string>, env: Record<string, string> = {}, bakeDir = '.') {
+  work = mkdtempSync(join(tmpdir(), 'bake-it-'));
+  const dir = join(work, 'workspace', bakeDir);
+  mkdirSync(dir, {recursive: true});
+  writeFileSync(join(dir, 'docker-bake.hcl'), BAKE_HCL);
+  return {
+    main: MAIN,
+    post: POST,
+    workDir: work,
+    inputs: {'api-url': emu.url, 'api-key': API_KEY, source: '.', ...inputs},
+    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+  };
+}
+
+async function runJob(opts: Parameters<typeof runMainAndPost>[0]) {
+  const res = await runMainAndPost(opts);
+  ran.push(res.main, res.post);
+  return res;
+}
+
+async function runStep(opts: Parameters<typeof runAction>[0]) {
+  const res = await runAction(opts);
+  ran.push(res);
+  return res;
+}
+
+function calls(): Call[] {
+  const file = join(work, 'docker', 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map(l => JSON.parse(l) as Call);
+}
+
+const isPrint = (c: Call): boolean => c.argv[1] === 'bake' && c.argv.includes('--print');
+const isBake = (c: Call): boolean => c.argv[1] === 'bake' && !c.argv.includes('--print');
+
+function stateOf(r: ActionRunResult): {builderIds: string[]; builderName: string; certDir: string} {
+  return JSON.parse(r.state['builder'] ?? '{}') as {builderIds: string[]; builderName: string; certDir: string};
+}
+
+function live(ids: string[]) {
+  return emu.ledger().filter(e => ids.includes(e.builderId) && e.terminatedAt === undefined);
+}
+
+function errorOf(r: ActionRunResult): string {
+  return r.annotations.find(a => a.level === 'error')?.message ?? '';
+}
+
+/** Every byte a step wrote anywhere, minus the lines that register masks. */
+function everything(r: ActionRunResult): string {
+  const text = [r.stdout, r.stderr, r.rawFiles.output, r.rawFiles.state, r.rawFiles.env, r.rawFiles.summary].join('\n');
+  return text
+    .split('\n')
+    .filter(l => !l.startsWith('::add-mask::'))
+    .join('\n');
+}
+
+function digestOf(target: string): string {
+  return `sha256:${createHash('sha256').update(`image:${target}`).digest('hex')}`;
+}
+
+describe('bake action (bundled) against the emulator', () => {
+  test('bakes on an assigned builder: --print first, docker v6 argv, metadata per target, summary, teardown in main', async () => {
+    const j = job({'profile-name': 'single', push: 'true'});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.stderr).toBe('');
+    expect(main.exitCode).toBe(0);
+
+    const {builderIds, builderName} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    const all = calls();
+    // The local work (buildx version, the definition) runs while the builder is assigned and boots.
+    expect(all.map(c => (isPrint(c) ? 'print' : c.argv[1]))).toEqual([
+      'version',
+      'print',
+      'create',
+      'inspect',
+      'bake',
+      'rm'
+    ]);
+    const print = all.find(isPrint) as Call;
+    expect(print.argv).toEqual(['buildx', 'bake', '--push', '--print']);
+    expect(print.cwd).toBe(join(work, 'workspace'));
+    const bake = all.find(isBake) as Call;
+    const meta = bake.argv[bake.argv.indexOf('--metadata-file') + 1] as string;
+    expect(meta.startsWith(join(work, 'runner-temp'))).toBe(true);
+    // docker/bake-action v6 argv for these inputs, plus --builder at docker's place for it.
+    expect(bake.argv).toEqual([
+      'buildx',
+      'bake',
+      '--metadata-file',
+      meta,
+      '--set',
+      `app.attest=type=provenance,mode=max,builder-id=${RUN_URL}`,
+      '--builder',
+      builderName,
+      '--push'
+    ]);
+    expect(bake.cwd).toBe(join(work, 'workspace'));
+    expect(bake.metadataWarnings).toBe('true');
+    expect(existsSync(dirname(meta))).toBe(false);
+
+    const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, Record<string, string>>;
+    expect(Object.keys(metadata)).toEqual(['app']);
+    expect(metadata['app']?.['containerimage.digest']).toBe(digestOf('app'));
+    expect(metadata['app']?.['image.name']).toBe('user/app:latest');
+
+    expect(main.summary).toContain('single');
+    expect(main.summary).toContain('app');
+    expect(main.summary).toContain(digestOf('app'));
+    expect(main.summary).toMatch(/Build time/);
+    // Billing stops when the bake ends.
+    expect(live(builderIds)).toEqual([]);
+    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
+    expect(main.stdout).toMatch(/Tore down .* after the build; billing stopped/);
+
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
+    expect(post.stdout).toMatch(/already torn down by main/);
+    expect(calls().filter(c => c.argv[1] === 'rm')).toHaveLength(1);
+  });
+
+  test('multi-target, multi-platform: every target checked against the nodes, baked on both', async () => {
+    const j = job(
+      {'profile-name': 'multi', targets: 'all', set: '*.output=type=image,push=false'},
+      {FAKE_DOCKER_BUILDX_VERSION: '0.19.2'}
+    );
+    const {main, post} = await runJob(j);
+    expect(main.exitCode).toBe(0);
+    const {builderIds, builderName} = stateOf(main);
+    expect(builderIds).toHaveLength(2);
+    const creates = calls().filter(c => c.argv[1] === 'create');
+    expect(creates.map(c => c.argv[c.argv.indexOf('--platform') + 1]).sort()).toEqual(['linux/amd64', 'linux/arm64']);
+    const print = calls().find(isPrint) as Call;
+    expect(print.argv).toEqual(['buildx', 'bake', '--set', '*.output=type=image,push=false', '--print', 'all']);
+    const bake = calls().find(isBake) as Call;
+    const meta = bake.argv[bake.argv.indexOf('--metadata-file') + 1] as string;
+    expect(bake.argv).toEqual([
+      'buildx',
+      'bake',
+      '--allow',
+      'fs=*',
+      '--set',
+      '*.output=type=image,push=false',
+      '--metadata-file',
+      meta,
+      '--set',
+      `api.attest=type=provenance,mode=max,builder-id=${RUN_URL}`,
+      '--set',
+      `web.attest=type=provenance,mode=max,builder-id=${RUN_URL}`,
+      '--builder',
+      builderName,
+      'all'
+    ]);
+    const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, Record<string, string>>;
+    expect(Object.keys(metadata).sort()).toEqual(['api', 'web']);
+    expect(metadata['web']?.['containerimage.digest']).toBe(digestOf('web'));
+    expect(main.summary).toContain('web');
+    expect(main.summary).toContain('api');
+    expect(main.summary).toContain('linux/amd64, linux/arm64');
+    expect(main.summary).toContain('multi');
+    expect(post.exitCode).toBe(0);
+    expect(live(builderIds)).toEqual([]);
+  });
+
+  test('builder input: bakes on the builder made by the configure action; nothing assigned or torn down', async () => {
+    const j = job({});
+    const configured = await runStep({
+      script: CONFIGURE_MAIN,
+      workDir: work,
+      env: j.env,
+      inputs: {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'multi', use: 'false'}
+    });
+    expect(configured.exitCode).toBe(0);
+    const shared = configured.outputs['name'] as string;
+    const ledgerBefore = emu.ledger().length;
+    const assignsBefore = emu.requests().filter(r => r.route === 'assign').length;
+
+    const {main, post} = await runJob({...j, inputs: {builder: shared, source: '.', targets: 'web'}});
+    expect(main.exitCode).toBe(0);
+    expect(main.state['builder']).toBeUndefined();
+    const bake = calls().find(isBake) as Call;
+    expect(bake.argv.slice(bake.argv.indexOf('--builder'), bake.argv.indexOf('--builder') + 2)).toEqual([
+      '--builder',
+      shared
+    ]);
+    expect(
+      calls().some(c => c.argv[1] === 'inspect' && c.argv.includes('--bootstrap') && c.argv.includes(shared))
+    ).toBe(true);
+    expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('web');
+    expect(main.summary).toContain(`Shared builder "${shared}"`);
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/nothing to tear down/);
+    expect(emu.ledger().length).toBe(ledgerBefore);
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assignsBefore);
+    const sharedIds = configured.outputs['builder-ids']?.split(',') ?? [];
+    expect(live(sharedIds)).toHaveLength(2);
+
+    const configurePost = await runStep({
+      script: CONFIGURE_POST,
+      workDir: work,
+      env: j.env,
+      inputs: {'api-url': emu.url, 'api-key': API_KEY},
+      state: configured.state
+    });
+    expect(configurePost.exitCode).toBe(0);
+    expect(live(sharedIds)).toEqual([]);
+  });
+
+  test('platform guard: a target asking for arm64 on an amd64-only profile fails before baking; ledger clean', async () => {
+    const j = job({'profile-name': 'single', targets: 'web'});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    const error = errorOf(main);
+    expect(error).toMatch(/target "web" asks for arm64/);
+    expect(error).toMatch(/enable arm64 on builder profile "single" in the web UI/);
+    expect(error).toMatch(/"web\.platform=linux\/amd64"/);
+    expect(error).toMatch(/exec format error/);
+    expect(calls().filter(isBake)).toEqual([]);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    expect(live(builderIds)).toEqual([]);
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expect(post.stdout).toMatch(/already torn down by main/);
+  });
+
+  test('a failing bake tears the builders down in main, not in post', async () => {
+    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'bake'});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/buildx bake failed with: ERROR: fake docker: bake failed/);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    expect(live(builderIds)).toEqual([]);
+    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
+    expect(calls().slice(-1)[0]?.argv.slice(0, 2)).toEqual(['buildx', 'rm']);
+  });
+
+  test('a definition that cannot be resolved fails while the builder boots; it is torn down in main', async () => {
+    const j = job({'profile-name': 'single', targets: 'nope'});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Failed to resolve the bake definition .*failed to find target nope/);
+    expect(calls().filter(isBake)).toEqual([]);
+    expect(live(stateOf(main).builderIds ?? [])).toEqual([]);
+  });
+
+  test('SIGINT during the bake stops it and tears the builders down before main exits', async () => {
+    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_HANG: 'bake'});
+    const {main, post} = await runJob({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /#0 building with/}]});
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Cancelled by SIGINT during the bake/);
+    expect(main.durationMs).toBeLessThan(10000);
+    const {builderIds} = stateOf(main);
+    expect(builderIds).toHaveLength(1);
+    expect(live(builderIds)).toEqual([]);
+    expect(post.exitCode).toBe(0);
+  });
+
+  test('bad input fails before any assignment, naming the input', async () => {
+    const before = emu.ledger().length;
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const {main} = await runJob(job({'profile-name': 'single', workdir: 'no-such-dir'}));
+    expect(main.exitCode).toBe(1);
+    expect(errorOf(main)).toMatch(/Input "workdir": "no-such-dir" is not a directory/);
+    expect(emu.ledger().length).toBe(before);
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
+    expect(calls()).toEqual([]);
+  });
+
+  test('workdir: both bake calls run in it; DOCKER_BUILD_SUMMARY=false: no summary, metadata still set', async () => {
+    const j = job({'profile-name': 'single', workdir: 'deploy'}, {DOCKER_BUILD_SUMMARY: 'false'}, 'deploy');
+    const {main, post} = await runJob(j);
+    expect(main.exitCode).toBe(0);
+    expect(
+      calls()
+        .filter(c => c.argv[1] === 'bake')
+        .map(c => c.cwd)
+    ).toEqual([join(work, 'workspace', 'deploy'), join(work, 'workspace', 'deploy')]);
+    expect(main.summary).toBe('');
+    expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('app');
+    expect(post.exitCode).toBe(0);
+  });
+
+  test("remote definition by default (this repository's Git context) with the token as docker passes it; no secret printed", async () => {
+    const token = 'ghs_baketoken0123456789abcdef';
+    const j = job({'profile-name': 'single', source: '', 'github-token': token, targets: 'app'});
+    const {main, post} = await runJob(j);
+    expect(main.exitCode).toBe(0);
+    const sha = createHash('sha256').update(token).digest('hex');
+    const print = calls().find(isPrint) as Call;
+    const bake = calls().find(isBake) as Call;
+    expect(print.argv).toEqual(['buildx', 'bake', GIT_CONTEXT, '--print', 'app']);
+    expect(bake.argv[2]).toBe(GIT_CONTEXT);
+    expect(bake.argv[bake.argv.length - 1]).toBe('app');
+    // BUILDX_BAKE_GIT_AUTH_TOKEN reaches both calls (recorded as a hash), never the argv.
+    expect(print.gitAuthTokenSha256).toBe(sha);
+    expect(bake.gitAuthTokenSha256).toBe(sha);
+    expect(calls().some(c => c.argv.join(' ').includes(token))).toBe(false);
+    expect(main.masks).toEqual(expect.arrayContaining([API_KEY, token]));
+    // The API key and every client key line are checked for every step in afterEach.
+    for (const r of [main, post]) expect(everything(r).includes(token)).toBe(false);
+    expect(live(stateOf(main).builderIds)).toEqual([]);
+  });
+});

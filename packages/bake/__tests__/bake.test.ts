@@ -1,0 +1,243 @@
+import {describe, expect, test} from '@jest/globals';
+import {mkdtempSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {
+  MemoryStateStore,
+  parseBakeDefinition,
+  type ActionIO,
+  type Exec,
+  type ExecOpts,
+  type ExecResult,
+  type JobSummary,
+  type Logger
+} from '@remote-builder-actions/core';
+import {bake} from '../src/bake.js';
+import {bakeSummary} from '../src/summary.js';
+
+interface Recorded {
+  io: ActionIO;
+  lines: string[];
+  outputs: Record<string, string>;
+  summaries: JobSummary[];
+  secrets: string[];
+}
+
+function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Recorded {
+  const lines: string[] = [];
+  const outputs: Record<string, string> = {};
+  const summaries: JobSummary[] = [];
+  const secrets: string[] = [];
+  const logger: Logger = {
+    debug: m => lines.push(`debug: ${m}`),
+    info: m => lines.push(m),
+    warning: m => lines.push(`warning: ${m}`),
+    error: m => lines.push(`error: ${m}`),
+    group: (_t, fn) => fn(),
+    setSecret: v => void secrets.push(v)
+  };
+  const io: ActionIO = {
+    logger,
+    state: new MemoryStateStore(),
+    env: {
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_REF: 'refs/heads/main',
+      RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'bake-')),
+      ...env
+    },
+    getInput: n => (inputs[n] ?? '').trim(),
+    setOutput: (n, v) => (outputs[n] = v),
+    exportVariable: () => undefined,
+    writeSummary: async s => void summaries.push(s),
+    setFailed: () => undefined
+  };
+  return {io, lines, outputs, summaries, secrets};
+}
+
+const TWO_TARGETS = {
+  group: {default: {targets: ['api', 'web']}},
+  target: {
+    api: {context: '.', dockerfile: 'api.Dockerfile', platforms: ['linux/amd64'], tags: ['u/api:1']},
+    web: {context: '.', dockerfile: 'web.Dockerfile', platforms: ['linux/amd64', 'linux/arm64'], tags: ['u/web:1']}
+  }
+};
+
+interface Call {
+  args: string[];
+  opts: ExecOpts | undefined;
+}
+
+/** A docker that answers version, `bake --print`, inspect, and writes a metadata file on bake. */
+class FakeDocker implements Exec {
+  readonly calls: Call[] = [];
+  constructor(
+    private readonly inspect: string,
+    private readonly definition: unknown = TWO_TARGETS,
+    private readonly fail: {print?: string; bake?: string} = {}
+  ) {}
+  async run(_cmd: string, args: string[], opts?: ExecOpts): Promise<ExecResult> {
+    this.calls.push({args, opts});
+    if (args[1] === 'version') return {exitCode: 0, stdout: 'github.com/docker/buildx v0.19.1 abc\n', stderr: ''};
+    if (args[1] === 'inspect') return {exitCode: 0, stdout: this.inspect, stderr: ''};
+    if (args.includes('--print')) {
+      if (this.fail.print) return {exitCode: 1, stdout: '', stderr: `ERROR: ${this.fail.print}\n`};
+      return {exitCode: 0, stdout: JSON.stringify(this.definition), stderr: ''};
+    }
+    const meta = args[args.indexOf('--metadata-file') + 1] as string;
+    writeFileSync(
+      meta,
+      JSON.stringify({api: {'containerimage.digest': 'sha256:api'}, web: {'containerimage.digest': 'sha256:web'}})
+    );
+    if (this.fail.bake) return {exitCode: 1, stdout: '', stderr: `#1 ...\nERROR: ${this.fail.bake}\n`};
+    return {exitCode: 0, stdout: '', stderr: ''};
+  }
+  call(match: (c: Call) => boolean): Call | undefined {
+    return this.calls.find(match);
+  }
+}
+
+const BOTH =
+  'Name: shared\nDriver: remote\n\nName: n0\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*\n\nName: n1\nBuildKit version: v0.13.2\nPlatforms: linux/arm64*\n';
+const AMD64 =
+  'Name: shared\nDriver: remote\n\nName: n0\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*, linux/386\n';
+
+describe('bake on a shared builder (builder input)', () => {
+  test('resolves the definition with --print, bakes on the builder, sets metadata and the summary', async () => {
+    const docker = new FakeDocker(BOTH);
+    const r = fakeIO(
+      {builder: 'shared', source: '.', targets: 'api\nweb', set: '*.tags=u/x:1', 'github-token': 'ghs_tok'},
+      {GITHUB_EVENT_PATH: '/no/such/event.json'}
+    );
+    const res = await bake({io: r.io, exec: docker});
+
+    const print = docker.call(c => c.args.includes('--print')) as Call;
+    expect(print.args).toEqual(['buildx', 'bake', '--set', '*.tags=u/x:1', '--print', 'api', 'web']);
+    expect(print.opts).toMatchObject({cwd: '.', env: {BUILDX_BAKE_GIT_AUTH_TOKEN: 'ghs_tok'}});
+    const run = docker.call(c => c.args[1] === 'bake' && !c.args.includes('--print')) as Call;
+    const meta = run.args[run.args.indexOf('--metadata-file') + 1] as string;
+    expect(run.args).toEqual([
+      'buildx',
+      'bake',
+      '--allow',
+      'fs=*',
+      '--set',
+      '*.tags=u/x:1',
+      '--metadata-file',
+      meta,
+      '--set',
+      `api.attest=type=provenance,mode=max,builder-id=https://github.com/o/r/actions/runs/0/attempts/1`,
+      '--set',
+      `web.attest=type=provenance,mode=max,builder-id=https://github.com/o/r/actions/runs/0/attempts/1`,
+      '--builder',
+      'shared',
+      'api',
+      'web'
+    ]);
+    expect(run.opts).toMatchObject({
+      cwd: '.',
+      env: {BUILDX_METADATA_WARNINGS: 'true', BUILDX_BAKE_GIT_AUTH_TOKEN: 'ghs_tok'}
+    });
+    expect(JSON.parse(r.outputs['metadata'] as string)).toEqual({
+      api: {'containerimage.digest': 'sha256:api'},
+      web: {'containerimage.digest': 'sha256:web'}
+    });
+    expect(r.secrets).toContain('ghs_tok');
+    expect(res.builderName).toBe('shared');
+    expect(r.summaries).toHaveLength(1);
+    expect(r.summaries[0]?.table).toEqual([
+      ['Target', 'Platforms', 'Digest'],
+      ['api', 'linux/amd64', 'sha256:api'],
+      ['web', 'linux/amd64, linux/arm64', 'sha256:web']
+    ]);
+  });
+
+  test('platform guard: names the target, the missing architecture and the fix; nothing is baked', async () => {
+    const docker = new FakeDocker(AMD64);
+    const r = fakeIO({builder: 'shared', source: '.'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(
+      /^Bake target "web" asks for arm64 \(platforms linux\/amd64,linux\/arm64\), but no node of builder "shared" offers it \(it has amd64, 386\); the bake would fail with "exec format error"\. Fix: use a builder with a arm64 node .*, or drop arm64 from the target's platforms \(in the bake file, or with the "set" input, e\.g\. "web\.platform=linux\/amd64"\)$/
+    );
+    expect(docker.calls.some(c => c.args[1] === 'bake' && !c.args.includes('--print'))).toBe(false);
+  });
+
+  test('nodes report no platforms: the guard is skipped with a debug line', async () => {
+    const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nStatus: running\n');
+    const r = fakeIO({builder: 'shared', source: '.'});
+    await bake({io: r.io, exec: docker});
+    expect(r.lines).toContain('debug: bake: platform check skipped: builder "shared" reports no node platforms');
+    // No BuildKit version: no default provenance, as docker's BuildKit.versionSatisfies decides.
+    const run = docker.call(c => c.args[1] === 'bake' && !c.args.includes('--print')) as Call;
+    expect(run.args.join(' ')).not.toContain('attest');
+  });
+
+  test('a definition that cannot be resolved fails before the bake, naming the inputs to check', async () => {
+    const docker = new FakeDocker(BOTH, TWO_TARGETS, {print: 'failed to find target nope'});
+    const r = fakeIO({builder: 'shared', source: '.', targets: 'nope'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(
+      /Failed to resolve the bake definition \(docker buildx bake --print nope\): ERROR: failed to find target nope\. Check "files", "targets", "set", "source" and "workdir"/
+    );
+    expect(docker.calls.filter(c => c.args[1] === 'bake')).toHaveLength(1);
+  });
+
+  test('a definition without targets fails before the bake', async () => {
+    const docker = new FakeDocker(BOTH, {group: {}, target: {}});
+    const r = fakeIO({builder: 'shared', source: '.'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(/no target: there is nothing to build/);
+  });
+
+  test("a failed bake: metadata is still set (as docker does), the error is docker's", async () => {
+    const docker = new FakeDocker(BOTH, TWO_TARGETS, {bake: 'failed to solve: exit code 1'});
+    const r = fakeIO({builder: 'shared', source: '.'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(
+      'buildx bake failed with: ERROR: failed to solve: exit code 1'
+    );
+    expect(r.outputs['metadata']).toContain('sha256:web');
+    expect(r.summaries).toEqual([]);
+  });
+
+  test('call needs buildx >= 0.16.0: fails before the definition is resolved', async () => {
+    const docker = new FakeDocker(BOTH);
+    docker.run = async (_cmd, args, opts) => {
+      docker.calls.push({args, opts});
+      return {exitCode: 0, stdout: 'github.com/docker/buildx v0.15.1 abc\n', stderr: ''};
+    };
+    const r = fakeIO({builder: 'shared', source: '.', call: 'check'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(/Input "call": buildx >= 0.16.0 is required/);
+    expect(docker.calls.map(c => c.args[1])).toEqual(['version']);
+  });
+
+  test('DOCKER_BUILD_SUMMARY=false: no job summary, metadata still set', async () => {
+    const docker = new FakeDocker(BOTH);
+    const r = fakeIO({builder: 'shared', source: '.'}, {DOCKER_BUILD_SUMMARY: 'false'});
+    await bake({io: r.io, exec: docker});
+    expect(r.summaries).toEqual([]);
+    expect(r.outputs['metadata']).toBeDefined();
+  });
+});
+
+describe('bakeSummary', () => {
+  test('targets with platforms and digests; profile, nodes, time to ready and build time', () => {
+    const s = bakeSummary({
+      profile: 'p',
+      builderName: 'b',
+      nodes: [
+        {builder: 'b', node: 'n0', platforms: ['linux/amd64']},
+        {builder: 'b', node: 'n1', platforms: ['linux/arm64']}
+      ],
+      timeToReadyMs: 1500,
+      buildMs: 12000,
+      definition: parseBakeDefinition(JSON.stringify({target: {a: {platforms: ['linux/amd64']}, b: {}}})),
+      metadata: {a: {'containerimage.digest': 'sha256:a'}}
+    });
+    expect(s.table).toEqual([
+      ['Target', 'Platforms', 'Digest'],
+      ['a', 'linux/amd64', 'sha256:a'],
+      ['b', "builder's default", 'none']
+    ]);
+    expect(s.notes).toEqual([
+      'Builder profile "p"; ready after 1.5 s.',
+      'Builder "b", nodes: n0 (linux/amd64); n1 (linux/arm64).',
+      'Build time: 12.0 s.'
+    ]);
+  });
+});

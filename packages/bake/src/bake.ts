@@ -1,0 +1,269 @@
+import {
+  BuildFiles,
+  Buildx,
+  GitHubContext,
+  NodeExec,
+  buildkitSupportsAttestations,
+  buildSummaryEnabled,
+  cancellation,
+  errorMessage,
+  formatMetadata,
+  lastLine,
+  offeredPlatforms,
+  parseBakeDefinition,
+  platformShortfall,
+  requireBuildx,
+  runRemoteBuild,
+  systemClock,
+  targetPlatforms,
+  type ActionIO,
+  type BakeDefinition,
+  type BuilderApi,
+  type BuildMetadata,
+  type BuildTarget,
+  type Clock,
+  type Exec,
+  type PollSchedule,
+  type TlsProbe
+} from '@remote-builder-actions/core';
+import {getArgs, getPrintArgs, gitAuthToken, type ArgsEnv} from './bake-args.js';
+import {getInputs, Input, Output, State, type Inputs} from './context.js';
+import {bakeSummary} from './summary.js';
+
+export interface BakeDeps {
+  io: ActionIO;
+  /** Builds the API client; default ApiClient. */
+  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
+  /** Runs docker; default NodeExec. */
+  exec?: Exec;
+  /** The docker CLI; default `docker`. */
+  docker?: string;
+  clock?: Clock;
+  probe?: TlsProbe;
+  schedule?: PollSchedule;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+  /** Name of the buildx builder to create; default `remote-builder-<random>`. */
+  builderName?: string;
+}
+
+export interface BakeResult {
+  /** The --metadata-file: one entry per target. */
+  metadata?: BuildMetadata;
+  /** The definition the bake built. */
+  definition: BakeDefinition;
+  /** The buildx builder the bake ran on. */
+  builderName: string;
+  /** `docker buildx` argv of the bake. */
+  args: string[];
+}
+
+/** Local work done while the assignment is pending. */
+interface Prepared {
+  /** Inputs with `builder` set to the builder the bake runs on. */
+  inputs: Inputs;
+  argsEnv: ArgsEnv;
+  /** The definition as `--print` printed it. */
+  printed: string;
+}
+
+interface Step {
+  deps: BakeDeps;
+  inputs: Inputs;
+  github: GitHubContext;
+  exec: Exec;
+  docker: string;
+  buildx: Buildx;
+  files: BuildFiles;
+  clock: Clock;
+  /** BUILDX_BAKE_GIT_AUTH_TOKEN for both bake calls; '' for none. */
+  token: string;
+}
+
+/**
+ * The bake action's main step: validate every input, start the assignment, do the local work (buildx
+ * version, `buildx bake --print` to resolve the definition) while it is pending, check every target's
+ * platforms against the builder's nodes, run `docker buildx bake --builder <ours>`, set docker's `metadata`
+ * output and our job summary. With the `builder` input nothing is assigned. After an assignment, the
+ * builders are torn down as soon as the bake ends, fails or is cancelled.
+ */
+export async function bake(deps: BakeDeps): Promise<BakeResult> {
+  const {io} = deps;
+  const inputs = getInputs(io);
+  if (inputs.credentials) io.logger.setSecret(inputs.credentials.token);
+  const token = gitAuthToken(inputs, io.env);
+  if (inputs['github-token']) io.logger.setSecret(inputs['github-token']);
+  if (token) io.logger.setSecret(token);
+  const exec = deps.exec ?? new NodeExec({logger: io.logger});
+  const docker = deps.docker ?? 'docker';
+  const buildx = new Buildx({logger: io.logger, exec, docker});
+  const files = BuildFiles.create(io.env['RUNNER_TEMP'], 'bake-');
+  io.state.save(State.TmpDir, files.dir);
+  const github = new GitHubContext(io.env);
+  const step: Step = {deps, inputs, github, exec, docker, buildx, files, clock: deps.clock ?? systemClock, token};
+  try {
+    return await runRemoteBuild({
+      io,
+      buildx,
+      builder: inputs.builder,
+      profiles: inputs['profile-name'],
+      timeoutMs: inputs.timeout,
+      apiUrl: inputs['api-url'],
+      ...(inputs.credentials ? {credentials: inputs.credentials} : {}),
+      inputNames: {builder: Input.Builder, profileName: Input.ProfileName, timeout: Input.Timeout},
+      ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
+      ...(deps.clock ? {clock: deps.clock} : {}),
+      ...(deps.probe ? {probe: deps.probe} : {}),
+      ...(deps.schedule ? {schedule: deps.schedule} : {}),
+      ...(deps.signal ? {signal: deps.signal} : {}),
+      ...(deps.builderName ? {builderName: deps.builderName} : {}),
+      prepare: builderName => prepare(step, builderName),
+      build: (prepared, target) => build(step, prepared, target)
+    });
+  } finally {
+    files.remove();
+  }
+}
+
+/** buildx version, docker's version gates, and the definition from `buildx bake --print`. */
+async function prepare(step: Step, builderName: string): Promise<Prepared> {
+  const {io, signal} = step.deps;
+  const version = await requireBuildx(step.buildx, io, signal);
+  const inputs: Inputs = {...step.inputs, builder: builderName};
+  const argsEnv: ArgsEnv = {
+    buildxVersion: version,
+    definition: {target: {}},
+    metadataFile: step.files.metadataFile,
+    github: step.github,
+    buildkitSupportsAttestations: false,
+    env: io.env
+  };
+  // The gates fail before the definition is resolved.
+  for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(w);
+  // No log group here: the assignment's groups run at the same time. The definition is shown before the bake.
+  const {definition, printed} = await resolveDefinition(step);
+  return {inputs, argsEnv: {...argsEnv, definition}, printed};
+}
+
+/** `docker buildx bake … --print`, with the same files, targets, set, source and workdir as the bake. */
+async function resolveDefinition(step: Step): Promise<{definition: BakeDefinition; printed: string}> {
+  const {signal} = step.deps;
+  const args = ['buildx', ...getPrintArgs(step.inputs)];
+  step.deps.io.logger.info(`Resolving the bake definition: docker ${args.join(' ')}`);
+  const res = await step.exec.run(step.docker, args, {
+    silent: true,
+    cwd: step.inputs.workdir,
+    ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
+    ...(signal ? {signal} : {})
+  });
+  if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'while resolving the bake definition');
+  if (res.exitCode !== 0) {
+    throw new Error(
+      `Failed to resolve the bake definition (docker ${args.join(' ')}): ${lastLine(res)}. Check "${Input.Files}", "${Input.Targets}", "${Input.Set}", "${Input.Source}" and "${Input.Workdir}"`
+    );
+  }
+  let definition: BakeDefinition;
+  try {
+    definition = parseBakeDefinition(res.stdout.trim());
+  } catch (e) {
+    throw new Error(`Failed to read the bake definition printed by docker buildx bake --print: ${errorMessage(e)}`, {
+      cause: e
+    });
+  }
+  const names = Object.keys(definition.target);
+  if (names.length === 0) throw new Error('The bake definition has no target: there is nothing to build');
+  return {definition, printed: res.stdout.trim()};
+}
+
+async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BakeResult> {
+  const {io, signal} = step.deps;
+  const {inputs, argsEnv} = prepared;
+  await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
+  checkPlatforms(io, argsEnv.definition, target);
+
+  const {args} = getArgs(inputs, {
+    ...argsEnv,
+    buildkitSupportsAttestations:
+      target.inspect.nodes.length > 0 && buildkitSupportsAttestations(target.inspect.nodes, target.inspect.driver)
+  });
+  io.logger.info(`[command]${step.docker} buildx ${args.join(' ')}`);
+  const started = step.clock.now();
+  const res = await step.exec.run(step.docker, ['buildx', ...args], {
+    cwd: inputs.workdir,
+    env: {BUILDX_METADATA_WARNINGS: 'true', ...(step.token ? {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token} : {})},
+    ...(signal ? {signal} : {})
+  });
+  const buildMs = step.clock.now() - started;
+  if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'during the bake; the bake was stopped');
+
+  // docker sets `metadata` from the metadata file before it reports a failed bake.
+  const {metadata} = step.files.read();
+  if (metadata) {
+    await io.logger.group('Metadata', async () => {
+      const text = formatMetadata(metadata);
+      io.logger.info(text);
+      io.setOutput(Output.Metadata, text);
+    });
+  }
+  if (res.exitCode !== 0) throw new Error(`buildx bake failed with: ${lastLine(res)}`);
+
+  if (buildSummaryEnabled(io)) {
+    await io
+      .writeSummary(
+        bakeSummary({
+          ...(target.profile !== undefined ? {profile: target.profile} : {}),
+          builderName: target.name,
+          nodes: target.nodes,
+          ...(target.timeToReadyMs !== undefined ? {timeToReadyMs: target.timeToReadyMs} : {}),
+          buildMs,
+          definition: argsEnv.definition,
+          ...(metadata ? {metadata} : {})
+        })
+      )
+      .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
+  } else {
+    io.logger.debug('bake: DOCKER_BUILD_SUMMARY is false; no job summary');
+  }
+  return {
+    ...(metadata ? {metadata} : {}),
+    definition: argsEnv.definition,
+    builderName: target.name,
+    args: ['buildx', ...args]
+  };
+}
+
+/**
+ * Fails before building when a target of the definition asks for an architecture no node offers (spec §1
+ * rule 4, §7: the bake would fail with "exec format error"), naming every such target.
+ */
+function checkPlatforms(io: ActionIO, definition: BakeDefinition, target: BuildTarget): void {
+  const wanted = Object.entries(definition.target)
+    .map(([name, t]) => ({name, platforms: targetPlatforms(t)}))
+    .filter(t => t.platforms.length > 0);
+  if (wanted.length === 0) return;
+  if (offeredPlatforms(target).length === 0) {
+    io.logger.debug(`bake: platform check skipped: builder "${target.name}" reports no node platforms`);
+    return;
+  }
+  const short = wanted.flatMap(t => {
+    const s = platformShortfall(target, t.platforms);
+    return s ? [{...t, missing: s.missing}] : [];
+  });
+  const all = platformShortfall(
+    target,
+    short.flatMap(t => t.platforms)
+  );
+  if (short.length === 0 || !all) return;
+  const asks = short
+    .map(t => `target "${t.name}" asks for ${t.missing.join(', ')} (platforms ${t.platforms.join(',')})`)
+    .join('; ');
+  const keep = short
+    .map(t => ({name: t.name, rest: t.platforms.filter(p => !platformShortfall(target, [p]))}))
+    .filter(t => t.rest.length > 0)
+    .map(t => `"${t.name}.platform=${t.rest.join(',')}"`);
+  const whose = short.length === 1 ? "the target's platforms" : "those targets' platforms";
+  const drop = `drop ${all.missing.join(' and ')} from ${whose} (in the bake file${keep.length > 0 ? `, or with the "${Input.Set}" input, e.g. ${keep.join(', ')}` : ''})`;
+  throw new Error(
+    `Bake ${asks}, but no node of builder "${target.name}" offers ${all.missing.length === 1 ? 'it' : 'them'} (it has ${all.has}); the bake would fail with "exec format error". Fix: ${all.fix}, or ${drop}`
+  );
+}

@@ -1,0 +1,155 @@
+// The assignment against the readiness deadline, and which failures move on to the next profile. The deadline
+// is wall-clock (like the request's own), so these tests use short real times with the fake clock.
+import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {Buildx} from '../../src/buildx/buildx.js';
+import {BuilderLifecycle, type ProvisionOpts} from '../../src/lifecycle/builder-lifecycle.js';
+import {BuilderFailedError, BuilderTimeoutError, waitForBuilderReady} from '../../src/lifecycle/readiness.js';
+import {loadBuilderState, type BuilderState} from '../../src/state.js';
+import {assigned, deferred, FakeBuilderApi, httpError, readyDetails} from '../fakes/fake-builder-api.js';
+import {FakeClock} from '../fakes/fake-clock.js';
+import {FakeExec} from '../fakes/fake-exec.js';
+import {FakeProbe} from '../fakes/fake-probe.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
+import {RecordingStateStore} from '../fakes/recording-state-store.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'assign-deadline-test-'));
+});
+afterEach(async () => {
+  await rm(root, {recursive: true, force: true});
+});
+
+function harness() {
+  const api = new FakeBuilderApi();
+  const store = new RecordingStateStore([]);
+  const logger = new RecordingLogger();
+  const lifecycle = new BuilderLifecycle({
+    api,
+    apiUrl: 'https://api.example.com',
+    state: store,
+    logger,
+    clock: new FakeClock(),
+    probe: new FakeProbe().probe,
+    buildx: new Buildx({exec: new FakeExec(), logger}),
+    certRoot: root,
+    builderName: 'rb',
+    schedule: {intervalMs: 10, probeIntervalMs: 10, maxBackoffMs: 40},
+    inFlightGraceMs: 150,
+    teardownTimeoutMs: 1000
+  });
+  const provision = (o: Partial<ProvisionOpts> = {}) =>
+    lifecycle.provision({profiles: ['amd'], timeoutMs: 60, setupBuildx: false, use: false, ...o});
+  const state = (): BuilderState => loadBuilderState(store) as BuilderState;
+  return {api, logger, provision, state};
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err
+  );
+  expect(e).toBeInstanceOf(Error);
+  return e as Error;
+}
+
+describe('BuilderLifecycle: an assignment slower than the deadline', () => {
+  test('answered within the grace: its builders are recorded and torn down, then a timeout naming them', async () => {
+    const h = harness();
+    const answer = deferred<ReturnType<typeof assigned>>();
+    h.api.onAssign('amd', () => answer.promise);
+    setTimeout(() => answer.resolve(assigned('b1')), 120);
+    const e = await failure(h.provision());
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(
+      'The service did not answer the assignment from profile "amd" in time (its late answer, b1, is torn down)'
+    );
+    // The request itself was left to answer: it may have been processed.
+    expect(h.api.assignCalls[0]?.signal?.aborted).toBe(false);
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.state()).toMatchObject({builderIds: ['b1'], tornDownIds: ['b1']});
+    expect(h.logger.messages('warning')).toEqual([]);
+  });
+
+  test('no answer within the grace either: the request is abandoned, with a warning that a builder may be billed', async () => {
+    const h = harness();
+    h.api.onAssign('amd', () => new Promise(() => undefined));
+    const started = Date.now();
+    const e = await failure(h.provision());
+    expect(Date.now() - started).toBeGreaterThanOrEqual(180);
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe('The service did not answer the assignment from profile "amd" in time');
+    expect(h.api.assignCalls[0]?.signal?.aborted).toBe(true);
+    const warnings = h.logger.messages('warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^The assignment from profile "amd" did not answer within (\d+) ms; if the service processed it, a builder may still be billed: check the builders in the web UI$/
+    );
+    expect(Number(/within (\d+) ms/.exec(warnings[0] ?? '')?.[1])).toBeGreaterThanOrEqual(180);
+    expect(h.api.teardownCalls).toEqual([]);
+  });
+
+  test('a timed-out profile moves on to the next one', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', () => new Promise(() => undefined))
+      .onAssign('arm', assigned('b2'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    const res = await h.provision({profiles: ['amd', 'arm']});
+    expect(res.builderIds).toEqual(['b2']);
+  });
+});
+
+describe('BuilderLifecycle: a refused key is not retried on the next profile', () => {
+  test.each([401, 403])('%i on the first profile → thrown, the second never asked', async status => {
+    const h = harness();
+    h.api.onAssign('amd', httpError('assign builder', status)).onAssign('arm', assigned('b2'));
+    const e = await failure(h.provision({profiles: ['amd', 'arm']}));
+    expect(e.message).toBe(`Failed to assign builder: HTTP ${status}`);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+  });
+});
+
+describe('waitForBuilderReady: "ready" without the TLS material', () => {
+  test('declared broken after 8 such answers in a row, naming what is missing', async () => {
+    const api = new FakeBuilderApi().onDetails(
+      'b1',
+      readyDetails('10.0.0.1:1', {status: 'ready'}, {ca: '', client_key: ''})
+    );
+    const e = await failure(
+      waitForBuilderReady('b1', {
+        api,
+        clock: new FakeClock(),
+        logger: new RecordingLogger(),
+        probe: new FakeProbe().probe,
+        deadline: 60_000,
+        schedule: {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400}
+      })
+    );
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(e.message).toBe(
+      'Builder b1 reports status "ready" but its details lack ca, client_key: the service sent incomplete connection details'
+    );
+    expect(api.detailsCount('b1')).toBe(8);
+  });
+
+  test('a builder still starting is waited for as before', async () => {
+    const api = new FakeBuilderApi().onDetails(
+      'b1',
+      ...Array(12).fill(readyDetails('10.0.0.1:1', {status: 'starting'}, {ca: ''})),
+      readyDetails('10.0.0.1:1')
+    );
+    const ready = await waitForBuilderReady('b1', {
+      api,
+      clock: new FakeClock(),
+      logger: new RecordingLogger(),
+      probe: new FakeProbe().probe,
+      deadline: 60_000,
+      schedule: {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400}
+    });
+    expect(ready.detailsRequests).toBe(13);
+  });
+});

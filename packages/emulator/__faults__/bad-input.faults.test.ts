@@ -1,0 +1,236 @@
+// Bad inputs: each fails main before anything is assigned (the ledger and the request log stay empty),
+// with a message that names the input and the fix, and post has nothing to clean up. One emulator for the
+// whole file: if any case assigned a builder, every later ledger check would see it.
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import type {Emulator} from '@remote-builder-actions/emulator';
+import {ACTIONS, requireBundles, type ActionUnderTest} from './kit/actions.js';
+import {removeJob, runJob, startEmulator, type JobOpts} from './kit/job.js';
+import {describeJob} from './kit/scenario.js';
+import {reportScan} from './kit/secret-scan.js';
+
+interface BadInput {
+  id: string;
+  appliesTo?: (a: ActionUnderTest) => boolean;
+  job: Omit<JobOpts, 'action' | 'emu'>;
+  /** The error annotation: names the input and says what to do. */
+  error: RegExp;
+  /** Text that must not appear in any output (a secret in a bad value). */
+  neverShown?: string;
+}
+
+const CASES: BadInput[] = [
+  {
+    id: 'profile-name empty',
+    job: {inputs: {'profile-name': ''}},
+    error: /Input "profile-name": is required: set it to the name of a builder profile from the web UI/
+  },
+  {
+    id: 'profile-name only separators',
+    job: {inputs: {'profile-name': ' , ,\n'}},
+    error: /Input "profile-name": is required/
+  },
+  {
+    id: 'profile-name with a control character',
+    job: {inputs: {'profile-name': 'prod\u0007builder'}},
+    error: /Input "profile-name": ".*" is not a profile name: use the name shown for the builder profile in the web UI/
+  },
+  {
+    id: 'profile-name longer than any name',
+    job: {inputs: {'profile-name': 'p'.repeat(201)}},
+    error: /Input "profile-name": "p{40}" is not a profile name/
+  },
+  {
+    id: 'profile-name listing a profile twice',
+    job: {inputs: {'profile-name': 'p, p2, p'}},
+    error: /Input "profile-name": lists a profile twice: p, p2, p/
+  },
+  {
+    id: 'timeout not a number',
+    job: {inputs: {timeout: 'ten minutes'}},
+    error: /Input "timeout": "ten minutes" is not a number of milliseconds: use a whole number such as \d+/
+  },
+  {
+    id: 'timeout with a unit',
+    job: {inputs: {timeout: '10m'}},
+    error: /Input "timeout": "10m" is not a number of milliseconds/
+  },
+  {
+    id: 'timeout negative',
+    job: {inputs: {timeout: '-5'}},
+    error: /Input "timeout": "-5" is not a number of milliseconds: use a whole number/
+  },
+  {
+    id: 'timeout zero',
+    job: {inputs: {timeout: '0'}},
+    error: /Input "timeout": must be greater than 0 milliseconds \(default \d+\)/
+  },
+  {
+    id: 'timeout absurdly large',
+    job: {inputs: {timeout: '99999999999'}},
+    error: /Input "timeout": 99999999999 ms is longer than a job can run \(21600000 ms = 6 h\): it is milliseconds/
+  },
+  {
+    id: 'api-url not a URL',
+    job: {inputs: {'api-url': 'not a url'}},
+    error: /Input "api-url": "not a url" is not a URL: use the service's base URL, e.g. https:\/\/api.example.com/
+  },
+  {
+    id: 'api-url plain http to a non-loopback host',
+    job: {inputs: {'api-url': 'http://api.example.com'}},
+    error:
+      /Input "api-url": "http:\/\/api.example.com" uses plain http to a non-loopback host, which would send the API key unencrypted: use https:\/\//
+  },
+  {
+    id: 'api-url with another scheme',
+    job: {inputs: {'api-url': 'ftp://api.example.com'}},
+    error: /Input "api-url": "ftp:\/\/api.example.com" must start with https:\/\//
+  },
+  {
+    id: 'api-url carrying credentials (never echoed)',
+    job: {inputs: {'api-url': 'https://robot:hunter2-secret-pw@api.example.com'}},
+    error: /Input "api-url": must not contain credentials: pass the key as api-key/,
+    neverShown: 'hunter2-secret-pw'
+  },
+  {
+    id: 'api-url missing (no input, no REMOTE_BUILDER_API_URL)',
+    job: {without: ['api-url']},
+    error: /Input "api-url": is required: set the api-url input or the REMOTE_BUILDER_API_URL environment variable/
+  },
+  {
+    id: 'credentials missing (no api-key, no REMOTE_BUILDER_API_KEY, not on a service runner)',
+    job: {without: ['api-key']},
+    error:
+      /Input "api-key": is required outside the service's own runners: pass a secret, e.g. "api-key: \$\{\{ secrets.REMOTE_BUILDER_API_KEY \}\}", or set REMOTE_BUILDER_API_KEY/
+  },
+  {
+    id: 'api-key with whitespace (never echoed)',
+    job: {inputs: {'api-key': 'rb_key_part_one rb_key_part_two'}},
+    error: /Input "api-key": contains whitespace or control characters: copy the API key again from the web UI/,
+    neverShown: 'rb_key_part_one'
+  },
+  {
+    id: 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS malformed',
+    job: {env: {REMOTE_BUILDER_REQUEST_TIMEOUT_MS: 'fast'}},
+    error:
+      /Input "REMOTE_BUILDER_REQUEST_TIMEOUT_MS": "fast" is not a request time limit: use a whole number of milliseconds from 1 to 600000/
+  },
+  {
+    id: 'configure: use not a boolean',
+    appliesTo: a => a.name === 'configure',
+    job: {inputs: {use: 'maybe'}},
+    error: /Input "use": "maybe" is not a boolean: use true or false/
+  },
+  {
+    id: 'configure: setup-buildx not a boolean',
+    appliesTo: a => a.name === 'configure',
+    job: {inputs: {'setup-buildx': 'nah'}},
+    error: /Input "setup-buildx": "nah" is not a boolean: use true or false/
+  },
+  {
+    id: 'push not a boolean',
+    appliesTo: a => a.builds,
+    job: {inputs: {push: 'yes'}},
+    error: /Input "push": "yes" is not a boolean: use true or false/
+  },
+  ...['linux//arm64', 'linux/amd64;linux/arm64', 'windows98', 'linux/arm/v7/extra'].map((platform): BadInput => ({
+    id: `platforms "${platform}"`,
+    appliesTo: a => a.platforms,
+    job: {inputs: {platforms: `linux/amd64,${platform}`}},
+    error: new RegExp(
+      `Input "platforms": "${platform.replace(/[/]/g, '\\/')}" is not a platform: use os/arch\\[/variant\\], e.g. linux/amd64 or linux/arm64`
+    )
+  })),
+  {
+    id: 'push and load together with buildx 0.12 (refused by that buildx)',
+    appliesTo: a => a.builds,
+    job: {inputs: {push: 'true', load: 'true'}, env: {FAKE_DOCKER_BUILDX_VERSION: '0.12.1'}},
+    error:
+      /Input "load": "push" and "load" together need buildx >= 0.13.0 \(found 0.12.1\), which refuses them with "push and load may not be set together": update buildx on the runner/
+  },
+  {
+    id: 'call an unknown method',
+    appliesTo: a => a.call,
+    job: {inputs: {call: 'bogus'}},
+    error:
+      /Input "call": "bogus" is not a build method: use build, check, outline, targets \(or leave it empty to build\)/
+  },
+  {
+    id: 'call with an unknown field',
+    appliesTo: a => a.call,
+    job: {inputs: {call: 'check,colour=red'}},
+    error: /Input "call": "colour=red" is not a field of call: use format=json or ignorestatus=true/
+  },
+  {
+    id: 'fallback not a mode',
+    appliesTo: a => a.fallback,
+    job: {inputs: {fallback: 'remote'}},
+    error:
+      /Input "fallback": "remote" is not a fallback: use none \(fail when no remote builder can be had\) or local \(build on this runner instead\)/
+  }
+];
+
+const RUNS = ACTIONS.flatMap(a =>
+  CASES.filter(c => c.appliesTo?.(a) ?? true).map((c): [string, string, BadInput, ActionUnderTest] => [
+    a.name,
+    c.id,
+    c,
+    a
+  ])
+);
+
+let emu: Emulator;
+beforeAll(async () => {
+  requireBundles();
+  emu = await startEmulator();
+});
+afterAll(async () => {
+  // Nothing assigned, nothing asked, across every case: the service never heard of these runs.
+  expect(emu.ledger()).toEqual([]);
+  expect(emu.requests()).toEqual([]);
+  await emu?.close();
+  console.log(`bad input: ${CASES.length} cases, ${RUNS.length} runs over ${ACTIONS.map(a => a.name).join(', ')}`);
+  reportScan('bad-input');
+});
+
+describe('bad input fails before any assignment, naming the input and the fix', () => {
+  test('has at least 15 cases', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(15);
+  });
+
+  test.concurrent.each(RUNS)('%s: %s', async (_name, _id, c, action) => {
+    const job = await runJob({action, emu, ...c.job});
+    try {
+      const log = describeJob(job);
+      expect({exit: job.main?.exitCode, log}).toMatchObject({exit: 1});
+      expect(job.error).toMatch(c.error);
+      // Nothing assigned, nothing asked: the service never heard of this run.
+      expect(job.state).toBeUndefined();
+      expect(job.dockerCalls.filter(argv => argv[1] !== 'version')).toEqual([]);
+      expect(job.posts[0]?.exitCode).toBe(0);
+      expect(job.posts[0]?.stdout).toMatch(/Nothing to clean up/);
+      expect(job.leaks).toEqual([]);
+      if (c.neverShown) expect(log).not.toContain(c.neverShown);
+    } finally {
+      removeJob(job);
+    }
+  });
+
+  test('push and load together with buildx 0.13: accepted (two exporters), built on the assigned builder', async () => {
+    const action = ACTIONS.find(a => a.builds);
+    if (!action) return;
+    const own = await startEmulator();
+    try {
+      const job = await runJob({action, emu: own, inputs: {push: 'true', load: 'true'}});
+      try {
+        expect({exit: job.main?.exitCode, log: describeJob(job)}).toMatchObject({exit: 0});
+        const build = job.dockerCalls.find(argv => argv[1] === 'build') ?? [];
+        expect(build).toEqual(expect.arrayContaining(['--push', '--load']));
+        expect(own.assignedBuilders()).toEqual([]);
+      } finally {
+        removeJob(job);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});

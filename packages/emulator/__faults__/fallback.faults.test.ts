@@ -1,0 +1,169 @@
+// Graceful degradation (`fallback: local`): when the service cannot give a ready builder, the build runs on a
+// docker-container builder made for the step (fake docker), with a warning saying why; never for mistakes
+// that would repeat (bad key, unknown profile) or a cancelled run. Every action with a `fallback` input runs
+// these, with the invariants of runScenario (nothing billed, no builder left, no secret shown).
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {ACTIONS, requireBundles} from './kit/actions.js';
+import type {JobResult} from './kit/job.js';
+import {cases, runScenario, type Expectation, type Scenario, type ScenarioContext} from './kit/scenario.js';
+import {reportScan} from './kit/secret-scan.js';
+
+const LOCAL = /^remote-builder-fallback-[0-9a-f]{8}$/;
+const WARNED =
+  /No remote builder could be had \(.*\): .*\. Building on a local docker-container builder instead \(fallback: local\)/;
+
+/** The docker calls of a build that fell back: create, boot, build on it, remove it. */
+function builtLocally(job: JobResult): string {
+  const create = job.dockerCalls.find(c => c[1] === 'create' && c.includes('docker-container')) ?? [];
+  const name = create[create.indexOf('--name') + 1] ?? '';
+  expect(name).toMatch(LOCAL);
+  expect(create).toEqual(['buildx', 'create', '--name', name, '--driver', 'docker-container']);
+  expect(job.dockerCalls).toContainEqual(['buildx', 'inspect', '--bootstrap', '--builder', name]);
+  const build = job.dockerCalls.find(c => c[1] === 'build') ?? [];
+  expect(build[build.indexOf('--builder') + 1]).toBe(name);
+  expect(job.dockerCalls).toContainEqual(['buildx', 'rm', name]);
+  return name;
+}
+
+function notLocal(job: JobResult): void {
+  expect(job.dockerCalls.filter(c => c.includes('docker-container'))).toEqual([]);
+  expect(job.warnings.filter(w => /fallback/.test(w))).toEqual([]);
+}
+
+const fellBack = (why: RegExp, assigned: number, more?: (ctx: ScenarioContext) => void): Expectation => ({
+  exit: 0,
+  warnings: [WARNED, why],
+  assigned,
+  also: ctx => {
+    builtLocally(ctx.job);
+    expect(ctx.job.main?.outputs['digest']).toMatch(/^sha256:/);
+    expect(ctx.job.main?.summary).toMatch(/Local fallback builder/);
+    more?.(ctx);
+  }
+});
+
+const SCENARIOS: Scenario[] = [
+  {
+    id: 'assign 503 every time: built locally, saying the service answered 503',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {inputs: {fallback: 'local'}},
+    expect: fellBack(/the service answered HTTP 503/, 0)
+  },
+  {
+    id: 'assign 500: built locally',
+    setup: emu => emu.addFault({route: 'assign', status: 500}),
+    job: {inputs: {fallback: 'local'}},
+    expect: fellBack(/the service answered HTTP 500/, 0)
+  },
+  {
+    id: 'assign reset (no answer): built locally',
+    setup: emu => emu.addFault({route: 'assign', action: 'reset'}),
+    job: {inputs: {fallback: 'local'}},
+    expect: fellBack(/the service did not answer \(ECONNRESET\)/, 0)
+  },
+  {
+    id: 'never ready within the timeout: the remote builder torn down, built locally',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'never-ready'}),
+    job: {inputs: {fallback: 'local', timeout: '1500'}},
+    expect: fellBack(/no remote builder was ready within the timeout/, 1)
+  },
+  {
+    id: 'builder failed: torn down, built locally',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'fail'}),
+    job: {inputs: {fallback: 'local'}},
+    expect: fellBack(/the remote builder failed/, 1)
+  },
+  {
+    id: 'every profile of a list failing: each tried first, then built locally',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {inputs: {fallback: 'local', 'profile-name': 'p, p2'}},
+    expect: fellBack(/the service answered HTTP 503/, 0, ({emu}) =>
+      expect(new Set(emu.requests().map(r => r.profile))).toEqual(new Set(['p', 'p2']))
+    )
+  },
+  {
+    id: '401: the key is refused, no fallback',
+    setup: emu => emu.addFault({route: 'assign', status: 401}),
+    job: {inputs: {fallback: 'local'}},
+    expect: {exit: 1, error: /HTTP 401.*check the api-key/, assigned: 0, also: ({job}) => notLocal(job)}
+  },
+  {
+    id: 'unknown profile (404): no fallback',
+    job: {inputs: {fallback: 'local', 'profile-name': 'no-such-profile'}},
+    expect: {exit: 1, error: /HTTP 404.*unknown builder profile/, assigned: 0, also: ({job}) => notLocal(job)}
+  },
+  {
+    id: 'fallback none (the default): 503 fails the step',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    expect: {exit: 1, error: /HTTP 503/, assigned: 0, also: ({job}) => notLocal(job)}
+  },
+  {
+    id: 'SIGINT while the assignment is in flight: cancelled, no fallback',
+    setup: emu => emu.addFault({route: 'assign', delayMs: 2000, processFirst: true, times: 1}),
+    job: {
+      inputs: {fallback: 'local'},
+      mainSignals: [{signal: 'SIGINT', whenOutputMatches: /Assigning a builder/, afterMs: 800}],
+      cancelLikeRunner: true
+    },
+    expect: {exit: 1, error: /Cancelled by SIGINT while assigning/, assigned: 1, also: ({job}) => notLocal(job)}
+  },
+  {
+    id: 'the local builder cannot be created: both reasons named',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {inputs: {fallback: 'local'}, env: {FAKE_DOCKER_FAIL: 'create-local'}},
+    expect: {
+      exit: 1,
+      error:
+        /No remote builder could be had, and the local fallback failed too: Failed to create the local fallback builder "remote-builder-fallback-\w+": ERROR: fake docker: create-local failed/,
+      warnings: [WARNED],
+      assigned: 0
+    }
+  },
+  {
+    id: 'a platform the local builder lacks: fails before building, naming QEMU; the local builder removed',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {inputs: {fallback: 'local', platforms: 'linux/arm64'}},
+    expect: {
+      exit: 1,
+      error: /asks for arm64.*install QEMU for arm64 on the runner \(docker\/setup-qemu-action\)/,
+      assigned: 0,
+      also: ({job}) => {
+        expect(job.dockerCalls.filter(c => c[1] === 'build')).toEqual([]);
+        expect(job.dockerCalls.some(c => c[1] === 'rm' && LOCAL.test(c[2] ?? ''))).toBe(true);
+      }
+    }
+  },
+  {
+    id: 'main killed during the local build: post removes the local builder',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {
+      inputs: {fallback: 'local'},
+      env: {FAKE_DOCKER_BUILD_MS: '3000'},
+      mainSignals: [{signal: 'SIGKILL', whenOutputMatches: /#0 building with "remote-builder-fallback-/}]
+    },
+    expect: {
+      exit: 'killed',
+      assigned: 0,
+      also: ({job}) => {
+        expect(job.posts[0]?.stdout).toMatch(/Removed the local fallback builder "remote-builder-fallback-\w+"/);
+      }
+    }
+  }
+];
+
+const CASES = cases(
+  SCENARIOS.map(s => ({...s, appliesTo: a => a.fallback})),
+  ACTIONS
+);
+
+beforeAll(() => requireBundles());
+afterAll(() => {
+  console.log(`fallback: ${SCENARIOS.length} scenarios, ${CASES.length} runs`);
+  reportScan('fallback');
+});
+
+describe('fallback: local', () => {
+  test.concurrent.each(CASES)('%s: %s', async (_name, _id, scenario, action) => {
+    await runScenario(scenario, action);
+  });
+});

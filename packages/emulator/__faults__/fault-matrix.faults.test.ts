@@ -1,0 +1,459 @@
+// The fault matrix: every bundled action (kit/actions.ts) × every scenario that applies to it, each on its
+// own emulator, run main → post through the runner harness. runScenario() checks what every scenario
+// shares (exit code, error text, warnings, ledger after post, secret scan, certificate folder, post never
+// failing); the table says what differs.
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import type {Emulator} from '@remote-builder-actions/emulator';
+import {ACTIONS, requireBundles, type ActionUnderTest} from './kit/actions.js';
+import {API_KEY} from './kit/job.js';
+import {cases, runScenario, type Scenario} from './kit/scenario.js';
+import {reportScan} from './kit/secret-scan.js';
+
+const body = (code: string, message: string): string => JSON.stringify({error: {code, message}});
+const requests = (emu: Emulator, route: string) => emu.requests().filter(r => r.route === route);
+const builds = (a: ActionUnderTest): boolean => a.builds;
+/** Output line that shows the step is inside a phase, for signals. */
+const ASSIGNING = /Assigning a builder from profile/;
+const ASSIGNED = /Assigned 1 builder/;
+const BUILDING = /#0 building with/;
+const REMOVING = /::group::Removing/;
+
+/** Faults on the assignment: status codes, resets, slowness. Nothing reaches the ledger unless said. */
+const ASSIGN: Scenario[] = [
+  ...(
+    [
+      [400, /Failed to assign builder: HTTP 400: .*profile_name is malformed/],
+      [401, /Failed to assign builder: HTTP 401.*check the api-key: it is missing, wrong or revoked/],
+      [403, /Failed to assign builder: HTTP 403.*the API key lacks the scopes this call needs/],
+      [409, /Failed to assign builder: HTTP 409/],
+      [500, /Failed to assign builder: HTTP 500.*the service failed; try again later/],
+      [502, /Failed to assign builder: HTTP 502.*the service failed; try again later/],
+      [504, /Failed to assign builder: HTTP 504.*the service failed; try again later/]
+    ] as const
+  ).map(([status, error]): Scenario => ({
+    id: `assign ${status}: fails at once, not retried (the assignment is not idempotent), nothing billed`,
+    setup: emu => emu.addFault({route: 'assign', status, body: body('injected', 'profile_name is malformed')}),
+    expect: {
+      exit: 1,
+      error,
+      assigned: 0,
+      also: ({emu}) => expect(requests(emu, 'assign')).toHaveLength(1)
+    }
+  })),
+  {
+    id: 'assign 404: the unknown profile is named with the fix',
+    job: {inputs: {'profile-name': 'no-such-profile'}},
+    expect: {
+      exit: 1,
+      error:
+        /Failed to assign builder: HTTP 404.*unknown builder profile "no-such-profile": check profile-name against the builder profiles in the web UI/,
+      assigned: 0
+    }
+  },
+  {
+    id: 'assign 429 twice without Retry-After: retried with backoff, then built',
+    setup: emu => emu.addFault({route: 'assign', status: 429, times: 2}),
+    expect: {exit: 0, assigned: 1, also: ({emu}) => expect(requests(emu, 'assign')).toHaveLength(3)}
+  },
+  {
+    id: 'assign 429 with Retry-After: 1: the retry waits the second the service asked for',
+    setup: emu => emu.addFault({route: 'assign', status: 429, headers: {'Retry-After': '1'}, times: 1}),
+    expect: {
+      exit: 0,
+      assigned: 1,
+      also: ({emu}) => {
+        const [first, second] = requests(emu, 'assign');
+        expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(950);
+      }
+    }
+  },
+  {
+    id: 'assign 429 every time: gives up after 4 attempts saying it is rate limited',
+    setup: emu => emu.addFault({route: 'assign', status: 429}),
+    expect: {
+      exit: 1,
+      error:
+        /Failed to assign builder: HTTP 429.*rate limited by the service; try again later; gave up after 4 attempts/,
+      assigned: 0
+    }
+  },
+  {
+    id: 'assign 503 twice: retried (503 means not processed), then built',
+    setup: emu => emu.addFault({route: 'assign', status: 503, times: 2}),
+    expect: {exit: 0, assigned: 1, also: ({emu}) => expect(requests(emu, 'assign')).toHaveLength(3)}
+  },
+  {
+    id: 'assign 503 every time: gives up after 4 attempts',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    expect: {exit: 1, error: /Failed to assign builder: HTTP 503.*gave up after 4 attempts/, assigned: 0}
+  },
+  {
+    id: 'assign connection reset before the service processed it: a clear error, nothing billed',
+    setup: emu => emu.addFault({route: 'assign', action: 'reset'}),
+    expect: {
+      exit: 1,
+      error: /Failed to assign builder: ECONNRESET/,
+      warnings: [/was sent but got no answer \(ECONNRESET\)/],
+      assigned: 0
+    }
+  },
+  {
+    id: 'assign processed but its answer lost (reset): the user is told a builder may be billed (API limit)',
+    setup: emu => emu.addFault({route: 'assign', action: 'reset', processFirst: true, times: 1}),
+    expect: {
+      exit: 1,
+      error:
+        /Failed to assign builder: ECONNRESET.*a builder may have been assigned and billed anyway: check the web UI and tear it down/,
+      warnings: [/was sent but got no answer \(ECONNRESET\); if the service processed it, a builder may be billed/],
+      assigned: 1,
+      billed: 'unknowable'
+    }
+  },
+  {
+    id: 'assign answer slower than the request timeout: the assignment waits (up to the readiness deadline), nothing leaks',
+    setup: emu => emu.addFault({route: 'assign', delayMs: 2000, times: 1}),
+    job: {env: {REMOTE_BUILDER_REQUEST_TIMEOUT_MS: '700'}},
+    expect: {exit: 0, assigned: 1, also: ({emu}) => expect(requests(emu, 'assign')).toHaveLength(1)}
+  },
+  {
+    id: 'assign answer slower than the whole timeout: the late answer is waited for and torn down',
+    setup: emu => emu.addFault({route: 'assign', delayMs: 3000, times: 1}),
+    job: {inputs: {timeout: '1500'}},
+    expect: {
+      exit: 1,
+      error:
+        /The service did not answer the assignment from profile "p" in time \(its late answer, bld_\w+, is torn down\).*raise the "timeout" input/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'assign never answered: gives up at the timeout plus the grace, warning that a builder may be billed',
+    setup: emu => emu.addFault({route: 'assign', action: 'hang'}),
+    job: {inputs: {timeout: '1000'}},
+    expect: {
+      exit: 1,
+      error: /The service did not answer the assignment from profile "p" in time\. Timed out after 1000 ms/,
+      warnings: [/did not answer within \d+ ms; if the service processed it, a builder may still be billed/],
+      assigned: 0
+    }
+  }
+];
+
+/** Faults while waiting for the builder: details errors, builder states, TLS material. */
+const READINESS: Scenario[] = [
+  {
+    id: 'details 404 twice (the id not yet known): tolerated, then ready',
+    setup: emu => emu.addFault({route: 'details', status: 404, times: 2}),
+    expect: {exit: 0, assigned: 1}
+  },
+  {
+    id: 'details 404 every time: the builder is declared gone, torn down',
+    setup: emu => emu.addFault({route: 'details', status: 404}),
+    expect: {
+      exit: 1,
+      error: /Failed to get builder details: HTTP 404.*the builder does not exist/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'details 500 three times: backed off, then ready',
+    setup: emu => emu.addFault({route: 'details', status: 500, times: 3}),
+    expect: {exit: 0, assigned: 1}
+  },
+  {
+    id: 'details 500 every time: times out naming the last error, torn down',
+    setup: emu => emu.addFault({route: 'details', status: 500}),
+    job: {inputs: {timeout: '2000'}},
+    expect: {
+      exit: 1,
+      error: /was not ready in time: Failed to get builder details: HTTP 500.*Timed out after 2000 ms/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'details slower than the request timeout once: that request is abandoned and asked again',
+    setup: emu => emu.addFault({route: 'details', delayMs: 2000, times: 1}),
+    job: {env: {REMOTE_BUILDER_REQUEST_TIMEOUT_MS: '700'}},
+    expect: {exit: 0, assigned: 1, also: ({emu}) => expect(requests(emu, 'details').length).toBeGreaterThanOrEqual(2)}
+  },
+  {
+    id: 'builder never ready: times out naming the timeout input, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'never-ready'}),
+    job: {inputs: {timeout: '1500'}},
+    expect: {
+      exit: 1,
+      error:
+        /was not ready in time: details lack host, ca, client_cert, client_key \(status "pending"\).*raise the "timeout" input/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'builder failed: reported at once, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'fail'}),
+    expect: {exit: 1, error: /Builder bld_\w+ failed to start \(status "failed"\)/, assigned: 1}
+  },
+  {
+    id: 'details without the PEMs although ready: declared broken after ~2 s, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'missing-pem'}),
+    expect: {
+      exit: 1,
+      error:
+        /reports status "ready" but its details lack ca, client_cert, client_key: the service sent incomplete connection details/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'malformed PEMs: the TLS material is refused, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'malformed-pem'}),
+    expect: {exit: 1, error: /rejected the TLS material from its details/, assigned: 1}
+  },
+  {
+    id: 'a host that never accepts TLS: times out naming the address, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'tls-refuse'}),
+    job: {inputs: {timeout: '2000'}},
+    expect: {
+      exit: 1,
+      error: /was not ready in time: nothing accepts TLS connections at 127\.0\.0\.1:\d+ yet \(ECONNREFUSED\)/,
+      assigned: 1
+    }
+  },
+  {
+    id: 'a certificate that does not match the CA: refused, torn down',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'tls-wrong-ca'}),
+    expect: {exit: 1, error: /rejected the TLS material from its details: the mutual-TLS handshake/, assigned: 1}
+  }
+];
+
+/** Faults on the teardown. */
+const TEARDOWN: Scenario[] = [
+  {
+    id: 'teardown 500 twice then 200: retried, torn down, no warning',
+    setup: emu => emu.addFault({route: 'teardown', status: 500, times: 2}),
+    expect: {
+      exit: 0,
+      noWarnings: true,
+      assigned: 1,
+      also: ({emu}) => expect(requests(emu, 'teardown').map(r => r.status)).toEqual([500, 500, 200])
+    }
+  },
+  {
+    id: 'teardown 404 (already gone, e.g. a retried teardown): counted as done, no warning',
+    setup: emu => emu.addFault({route: 'teardown', status: 404, processFirst: true}),
+    expect: {exit: 0, noWarnings: true, assigned: 1}
+  },
+  {
+    id: 'teardown refused every time: main and post warn naming the builder, which stays billed',
+    setup: emu => emu.addFault({route: 'teardown', status: 500}),
+    expect: a => ({
+      exit: 0,
+      assigned: 1,
+      billed: 'named',
+      warnings: a.tearsDownInMain
+        ? [/bld_\w+ could not be torn down and may still be billed.*The post step will try again/]
+        : [/bld_\w+ could not be torn down and MAY STILL BE BILLED/]
+    })
+  }
+];
+
+/** docker buildx failing. */
+const DOCKER: Scenario[] = [
+  {
+    id: 'buildx create failing: the step is named, the builder torn down in main, no other profile tried',
+    job: {env: {FAKE_DOCKER_FAIL: 'create'}, inputs: {'profile-name': 'p, p2'}},
+    expect: {
+      exit: 1,
+      error: /Failed to create buildx builder "remote-builder-\w+" \(node bld_\w+\): ERROR: fake docker: create failed/,
+      assigned: 1,
+      also: ({job}) => expect(job.dockerCalls.filter(c => c[1] === 'create')).toHaveLength(1)
+    }
+  },
+  {
+    id: 'buildx inspect --bootstrap failing: named, torn down in main',
+    job: {env: {FAKE_DOCKER_FAIL: 'bootstrap'}},
+    expect: {exit: 1, error: /Failed to bootstrap buildx builder "remote-builder-\w+"/, assigned: 1}
+  },
+  {
+    id: 'the build failing: docker’s last line, builders torn down in main',
+    appliesTo: builds,
+    job: a => ({env: {FAKE_DOCKER_FAIL: a.buildCommand ?? 'build'}}),
+    expect: a => ({exit: 1, error: a.buildFailure ?? /failed/, assigned: 1})
+  }
+];
+
+/** SIGINT/SIGTERM in each phase, as the runner cancels (SIGINT, SIGTERM 7.5 s later, then the tree killed). */
+const SIGNALS: Scenario[] = [
+  ...(['SIGINT', 'SIGTERM'] as const).flatMap((signal): Scenario[] => [
+    {
+      id: `${signal} while the assignment is in flight: its answer is awaited and that builder torn down`,
+      // The signal comes once the local preparation (buildx version) is done, with the assignment still in flight.
+      setup: emu => emu.addFault({route: 'assign', delayMs: 2000, processFirst: true, times: 1}),
+      job: {mainSignals: [{signal, whenOutputMatches: ASSIGNING, afterMs: 800}], cancelLikeRunner: true},
+      expect: {
+        exit: 1,
+        error: new RegExp(`Cancelled by ${signal} while assigning a builder from profile "p"`),
+        assigned: 1
+      }
+    },
+    {
+      id: `${signal} during readiness: torn down before main exits`,
+      job: {
+        inputs: {'profile-name': 'slow'},
+        mainSignals: [{signal, whenOutputMatches: ASSIGNED, afterMs: 800}],
+        cancelLikeRunner: true
+      },
+      expect: {exit: 1, error: new RegExp(`Cancelled by ${signal} while waiting for builders to be ready`), assigned: 1}
+    },
+    {
+      id: `${signal} while buildx boots the builder: the command is killed, torn down`,
+      job: {
+        env: {FAKE_DOCKER_HANG: 'bootstrap'},
+        mainSignals: [{signal, whenOutputMatches: /Setting up buildx builder/, afterMs: 700}],
+        cancelLikeRunner: true
+      },
+      expect: {exit: 1, error: new RegExp(`Cancelled by ${signal}`), assigned: 1}
+    },
+    {
+      id: `${signal} during the build: the build is stopped, torn down before main exits`,
+      appliesTo: builds,
+      job: a => ({
+        env: {FAKE_DOCKER_HANG: a.buildCommand ?? 'build'},
+        mainSignals: [{signal, whenOutputMatches: BUILDING}],
+        cancelLikeRunner: true
+      }),
+      expect: a => ({exit: 1, error: a.cancelledInBuild?.(signal) ?? new RegExp(`Cancelled by ${signal}`), assigned: 1})
+    },
+    {
+      id: `${signal} during post: post finishes the teardown first`,
+      setup: emu => emu.addFault({route: 'teardown', delayMs: 1200}),
+      job: a => ({
+        // A build action tears down in main; killing main mid-build leaves the teardown to post.
+        ...(a.tearsDownInMain
+          ? {
+              env: {FAKE_DOCKER_BUILD_MS: '3000'},
+              mainSignals: [{signal: 'SIGKILL' as const, whenOutputMatches: BUILDING}]
+            }
+          : {}),
+        postSignals: [{signal, whenOutputMatches: REMOVING, afterMs: 200}]
+      }),
+      expect: a => ({
+        exit: a.tearsDownInMain ? 'killed' : 0,
+        assigned: 1,
+        also: ({job}) => {
+          expect(job.posts[0]?.stdout).toContain(
+            `Received ${signal}: finishing the cleanup first so nothing stays billed`
+          );
+          expect(job.posts[0]?.stdout).toMatch(/Builder bld_\w+ torn down/);
+        }
+      })
+    }
+  ]),
+  {
+    id: 'main killed outright (the runner’s SIGKILL) mid-build: post tears down what main could not',
+    appliesTo: builds,
+    job: {env: {FAKE_DOCKER_BUILD_MS: '3000'}, mainSignals: [{signal: 'SIGKILL', whenOutputMatches: BUILDING}]},
+    expect: {
+      exit: 'killed',
+      assigned: 1,
+      also: ({job}) => expect(job.posts[0]?.stdout).toMatch(/Builder bld_\w+ torn down/)
+    }
+  }
+];
+
+/** The post step on its own. */
+const POST: Scenario[] = [
+  {
+    id: 'post run twice: the second finds nothing billed and warns about nothing',
+    job: {posts: 2},
+    expect: {exit: 0, noWarnings: true, assigned: 1}
+  },
+  {
+    id: 'post with no state: nothing to clean up, no API call',
+    job: {skipMain: true},
+    expect: {
+      exit: 0,
+      noWarnings: true,
+      assigned: 0,
+      also: ({emu, job}) => {
+        expect(job.posts[0]?.stdout).toMatch(/Nothing to clean up/);
+        expect(emu.requests()).toEqual([]);
+      }
+    }
+  }
+];
+
+/** A list of profiles. */
+const PROFILE_LIST: Scenario[] = [
+  {
+    id: 'profiles "p, p2" with p’s builder failing: its builder torn down, p2 used',
+    setup: emu => emu.addFault({route: 'builder', behaviour: 'fail', profile: 'p'}),
+    job: {inputs: {'profile-name': 'p, p2'}},
+    expect: {
+      exit: 0,
+      warnings: [/Profile "p" gave no ready builder \(Builder bld_\w+ failed to start.*\); trying "p2"/],
+      assigned: 2
+    }
+  },
+  {
+    id: 'profiles "p, p2" with p answering 503: p2 used',
+    setup: emu => emu.addFault({route: 'assign', status: 503, profile: 'p'}),
+    job: {inputs: {'profile-name': 'p, p2'}},
+    expect: {exit: 0, warnings: [/Profile "p" gave no ready builder \(Failed to assign builder: HTTP 503/], assigned: 1}
+  },
+  {
+    id: 'profiles "p, p2" with p answering 401: the key is refused, p2 is not tried',
+    setup: emu => emu.addFault({route: 'assign', status: 401, profile: 'p'}),
+    job: {inputs: {'profile-name': 'p, p2'}},
+    expect: {
+      exit: 1,
+      error: /HTTP 401.*check the api-key/,
+      assigned: 0,
+      also: ({emu}) => expect(requests(emu, 'assign').map(r => r.profile)).toEqual(['p'])
+    }
+  }
+];
+
+/** Controls: the happy path under the same checks. */
+const BASELINE: Scenario[] = [
+  {
+    id: 'no fault: built or configured, torn down, no warning',
+    expect: a => ({
+      exit: 0,
+      noWarnings: true,
+      assigned: 1,
+      also: ({job}) => {
+        expect(job.certs.files).toBe(a.tearsDownInMain ? 3 : 3);
+        expect(job.main?.masks).toContain(API_KEY);
+      }
+    })
+  }
+];
+
+export const SCENARIOS: Scenario[] = [
+  ...BASELINE,
+  ...ASSIGN,
+  ...READINESS,
+  ...TEARDOWN,
+  ...DOCKER,
+  ...SIGNALS,
+  ...POST,
+  ...PROFILE_LIST
+];
+
+const CASES = cases(SCENARIOS, ACTIONS);
+
+beforeAll(() => requireBundles());
+afterAll(() => {
+  console.log(
+    `fault matrix: ${SCENARIOS.length} scenarios, ${CASES.length} runs over ${ACTIONS.map(a => a.name).join(', ')}`
+  );
+  reportScan('fault-matrix');
+});
+
+describe('fault matrix', () => {
+  test('has at least 30 scenarios', () => {
+    expect(SCENARIOS.length).toBeGreaterThanOrEqual(30);
+  });
+  test.concurrent.each(CASES)('%s: %s', async (_name, _id, scenario, action) => {
+    await runScenario(scenario, action);
+  });
+});

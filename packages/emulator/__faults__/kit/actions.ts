@@ -1,0 +1,98 @@
+// The bundled actions the fault suites run. Each suite iterates over ACTIONS, so another action (bake)
+// joins every applicable scenario with one entry here.
+import {existsSync} from 'node:fs';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const FAKE_DOCKER_BIN = join(ROOT, 'packages/emulator/fake-docker');
+
+/** An action under test, and what sets it apart from the others. */
+export interface ActionUnderTest {
+  name: string;
+  /** dist/<action>/main/index.js */
+  main: string;
+  /** dist/<action>/post/index.js */
+  post: string;
+  /** Inputs every run needs besides api-url, api-key, profile-name and timeout. */
+  inputs: Record<string, string>;
+  /** Main runs a build after the builder is ready (a build can fail or be interrupted). */
+  builds: boolean;
+  /** Main tears the builders down when its work is done (build actions); otherwise post does (configure). */
+  tearsDownInMain: boolean;
+  /** Has the `fallback` input (local builder when no remote one can be had). */
+  fallback: boolean;
+  /** Has the `platforms` input. */
+  platforms: boolean;
+  /** Has the `call` input. */
+  call: boolean;
+  /** main's error when the build command fails (fake docker FAKE_DOCKER_FAIL=build|bake). */
+  buildFailure?: RegExp;
+  /** main's error when a signal stops the build. */
+  cancelledInBuild?: (signal: string) => RegExp;
+  /** The FAKE_DOCKER_FAIL / FAKE_DOCKER_HANG name of the build command: build or bake. */
+  buildCommand?: 'build' | 'bake';
+  /** Files the workspace needs before main runs (e.g. a bake file). */
+  workspace?: Record<string, string>;
+}
+
+const dist = (action: string, hook: 'main' | 'post'): string => join(ROOT, 'dist', action, hook, 'index.js');
+
+export const CONFIGURE: ActionUnderTest = {
+  name: 'configure',
+  main: dist('configure', 'main'),
+  post: dist('configure', 'post'),
+  inputs: {},
+  builds: false,
+  tearsDownInMain: false,
+  fallback: false,
+  platforms: false,
+  call: false
+};
+
+export const BUILD_PUSH: ActionUnderTest = {
+  name: 'build-push',
+  main: dist('build-push', 'main'),
+  post: dist('build-push', 'post'),
+  inputs: {context: '.', tags: 'user/app:faults'},
+  builds: true,
+  tearsDownInMain: true,
+  fallback: true,
+  platforms: true,
+  call: true,
+  buildFailure: /buildx failed with: ERROR: fake docker: build failed/,
+  cancelledInBuild: signal => new RegExp(`Cancelled by ${signal} during the build; the build was stopped`),
+  buildCommand: 'build'
+};
+
+/**
+ * Every action the suites run. To add bake, one entry like BUILD_PUSH: `main`/`post` at dist/bake,
+ * `inputs: {files: 'docker-bake.hcl'}`, `workspace: {'docker-bake.hcl': 'target "default" {}'}`,
+ * `buildCommand: 'bake'`, `buildFailure: /buildx bake failed with/`, `cancelledInBuild: s => new RegExp(`Cancelled
+ * by ${s} during the bake`)`, and the flags (`fallback`, `platforms`, `call`) for the inputs it has.
+ */
+export const BAKE: ActionUnderTest = {
+  name: 'bake',
+  main: dist('bake', 'main'),
+  post: dist('bake', 'post'),
+  inputs: {source: '.'},
+  workspace: {'docker-bake.hcl': 'target "default" {\n  tags = ["user/app:faults"]\n}\n'},
+  builds: true,
+  tearsDownInMain: true,
+  fallback: false,
+  platforms: false,
+  call: false,
+  buildCommand: 'bake',
+  buildFailure: /buildx bake failed with/,
+  cancelledInBuild: s => new RegExp(`Cancelled by ${s} during the bake`)
+};
+export const ACTIONS: ActionUnderTest[] = [CONFIGURE, BUILD_PUSH, BAKE];
+
+/** Fails fast, naming the fix, when a bundle is missing. */
+export function requireBundles(actions: ActionUnderTest[] = ACTIONS): void {
+  for (const a of actions) {
+    for (const f of [a.main, a.post]) {
+      if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
+    }
+  }
+}

@@ -22,10 +22,12 @@ export interface ActionUnderTest {
   tearsDownInMain: boolean;
   /** Has the `fallback` input (local builder when no remote one can be had). */
   fallback: boolean;
-  /** Has the `platforms` input. */
+  /** Checks the `platforms` input before assigning. */
   platforms: boolean;
-  /** Has the `call` input. */
+  /** Checks the `call` input before assigning. */
   call: boolean;
+  /** Refuses `push` + `load` before assigning when buildx is older than 0.13 (which refuses the pair). */
+  checksPushAndLoad?: boolean;
   /** main's error when the build command fails (fake docker FAKE_DOCKER_FAIL=build|bake). */
   buildFailure?: RegExp;
   /** main's error when a signal stops the build. */
@@ -60,17 +62,13 @@ export const BUILD_PUSH: ActionUnderTest = {
   fallback: true,
   platforms: true,
   call: true,
+  checksPushAndLoad: true,
   buildFailure: /buildx failed with: ERROR: fake docker: build failed/,
   cancelledInBuild: signal => new RegExp(`Cancelled by ${signal} during the build; the build was stopped`),
   buildCommand: 'build'
 };
 
-/**
- * Every action the suites run. To add bake, one entry like BUILD_PUSH: `main`/`post` at dist/bake,
- * `inputs: {files: 'docker-bake.hcl'}`, `workspace: {'docker-bake.hcl': 'target "default" {}'}`,
- * `buildCommand: 'bake'`, `buildFailure: /buildx bake failed with/`, `cancelledInBuild: s => new RegExp(`Cancelled
- * by ${s} during the bake`)`, and the flags (`fallback`, `platforms`, `call`) for the inputs it has.
- */
+/** bake: flip `fallback`, `call` or `checksPushAndLoad` once it has that input or check. */
 export const BAKE: ActionUnderTest = {
   name: 'bake',
   main: dist('bake', 'main'),
@@ -84,8 +82,10 @@ export const BAKE: ActionUnderTest = {
   call: false,
   buildCommand: 'bake',
   buildFailure: /buildx bake failed with/,
-  cancelledInBuild: s => new RegExp(`Cancelled by ${s} during the bake`)
+  cancelledInBuild: s => new RegExp(`Cancelled by ${s} during the bake; the bake was stopped`)
 };
+
+/** Every action the suites run; another one joins with one entry here. */
 export const ACTIONS: ActionUnderTest[] = [CONFIGURE, BUILD_PUSH, BAKE];
 
 /** Fails fast, naming the fix, when a bundle is missing. */

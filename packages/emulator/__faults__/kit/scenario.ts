@@ -69,6 +69,14 @@ export function cases(
 export async function runScenario(s: Scenario, action: ActionUnderTest): Promise<ScenarioContext> {
   const emu = await startEmulator(s.profiles);
   let job: JobResult | undefined;
+  // A delayed request is processed when its delay ends, even if the client gave up on it: the ledger is read
+  // only once every request the job sent has been processed.
+  let maxDelayMs = 0;
+  const addFault = emu.addFault.bind(emu);
+  emu.addFault = rule => {
+    if ('delayMs' in rule && rule.delayMs) maxDelayMs = Math.max(maxDelayMs, rule.delayMs);
+    return addFault(rule);
+  };
   try {
     s.setup?.(emu);
     const jobOpts = typeof s.job === 'function' ? s.job(action) : (s.job ?? {});
@@ -104,7 +112,10 @@ export async function runScenario(s: Scenario, action: ActionUnderTest): Promise
     expect(job.certs.modeProblems).toEqual([]);
     if (job.posts.length > 0) expect(job.certs.leftAfterPost).toBe(false);
 
-    // The ledger after post.
+    // The ledger after post, once every delayed request has been processed.
+    const lastArrival = Math.max(0, ...emu.requests().map(r => r.at));
+    const settleMs = lastArrival + maxDelayMs + 100 - Date.now();
+    if (maxDelayMs > 0 && settleMs > 0) await new Promise(resolve => setTimeout(resolve, settleMs));
     if (want.assigned !== undefined) expect(emu.ledger()).toHaveLength(want.assigned);
     const live = emu.assignedBuilders().map(e => e.builderId);
     switch (want.billed ?? 'none') {

@@ -58,9 +58,9 @@ export interface BakeResult {
   args: string[];
 }
 
-/** Local work done while the assignment is pending. */
+/** Local work done before anything is assigned. */
 interface Prepared {
-  /** Inputs with `builder` set to the builder the bake runs on. */
+  /** Inputs with `builder` set to the builder the bake runs on (a placeholder until the bake). */
   inputs: Inputs;
   argsEnv: ArgsEnv;
   /** The definition as `--print` printed it. */
@@ -117,7 +117,10 @@ export async function bake(deps: BakeDeps): Promise<BakeResult> {
       ...(deps.schedule ? {schedule: deps.schedule} : {}),
       ...(deps.signal ? {signal: deps.signal} : {}),
       ...(deps.builderName ? {builderName: deps.builderName} : {}),
-      prepare: builderName => prepare(step, builderName),
+      fallback: inputs.fallback,
+      exec,
+      docker,
+      prepare: () => prepare(step),
       build: (prepared, target) => build(step, prepared, target)
     });
   } finally {
@@ -125,11 +128,19 @@ export async function bake(deps: BakeDeps): Promise<BakeResult> {
   }
 }
 
+/**
+ * Time limit of `buildx bake --print`. It reads local files, or a remote Git or HTTP definition, so a minute
+ * only runs out when something hangs (a remote that never answers, a credential prompt); it runs before
+ * anything is assigned, so nothing is billed meanwhile.
+ */
+export const PRINT_TIMEOUT_MS = 120_000;
+
 /** buildx version, docker's version gates, and the definition from `buildx bake --print`. */
-async function prepare(step: Step, builderName: string): Promise<Prepared> {
+async function prepare(step: Step): Promise<Prepared> {
   const {io, signal} = step.deps;
   const version = await requireBuildx(step.buildx, io, signal);
-  const inputs: Inputs = {...step.inputs, builder: builderName};
+  // The builder is known only once it is ready; the argv built here only checks the gates.
+  const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
   const argsEnv: ArgsEnv = {
     buildxVersion: version,
     definition: {target: {}},
@@ -140,7 +151,7 @@ async function prepare(step: Step, builderName: string): Promise<Prepared> {
   };
   // The gates fail before the definition is resolved.
   for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(w);
-  // No log group here: the assignment's groups run at the same time. The definition is shown before the bake.
+  // The definition is shown in its own group just before the bake.
   const {definition, printed} = await resolveDefinition(step);
   return {inputs, argsEnv: {...argsEnv, definition}, printed};
 }
@@ -153,10 +164,16 @@ async function resolveDefinition(step: Step): Promise<{definition: BakeDefinitio
   const res = await step.exec.run(step.docker, args, {
     silent: true,
     cwd: step.inputs.workdir,
+    timeoutMs: PRINT_TIMEOUT_MS,
     ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
     ...(signal ? {signal} : {})
   });
   if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'while resolving the bake definition');
+  if (res.killed === 'timeout') {
+    throw new Error(
+      `Resolving the bake definition (docker ${args.join(' ')}) did not finish within ${PRINT_TIMEOUT_MS / 1000} s: check that "${Input.Source}" and "${Input.Files}" can be read from this runner (a remote definition needs network access and, for a private repository, "${Input.GithubToken}"); nothing was assigned`
+    );
+  }
   if (res.exitCode !== 0) {
     throw new Error(
       `Failed to resolve the bake definition (docker ${args.join(' ')}): ${lastLine(res)}. Check "${Input.Files}", "${Input.Targets}", "${Input.Set}", "${Input.Source}" and "${Input.Workdir}"`
@@ -177,7 +194,8 @@ async function resolveDefinition(step: Step): Promise<{definition: BakeDefinitio
 
 async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BakeResult> {
   const {io, signal} = step.deps;
-  const {inputs, argsEnv} = prepared;
+  const {argsEnv} = prepared;
+  const inputs: Inputs = {...prepared.inputs, builder: target.name};
   await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
   checkPlatforms(io, argsEnv.definition, target);
 
@@ -212,6 +230,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget): Promi
       .writeSummary(
         bakeSummary({
           ...(target.profile !== undefined ? {profile: target.profile} : {}),
+          ...(target.fallback !== undefined ? {fallback: target.fallback} : {}),
           builderName: target.name,
           nodes: target.nodes,
           ...(target.timeToReadyMs !== undefined ? {timeToReadyMs: target.timeToReadyMs} : {}),

@@ -5,6 +5,7 @@ import {
   InputError,
   isRemoteBakeRef,
   parseBooleanInput,
+  parseFallbackMode,
   parseInputList,
   parseProfileNames,
   parseTimeoutMs,
@@ -13,7 +14,8 @@ import {
   resolveCredentials,
   resolveProvenanceInput,
   type ActionIO,
-  type Credentials
+  type Credentials,
+  type FallbackMode
 } from '@remote-builder-actions/core';
 
 /** Inputs of actions/bake/action.yml: docker/bake-action v6's 15, then ours. */
@@ -36,7 +38,8 @@ export enum Input {
   ProfileName = 'profile-name',
   ApiKey = 'api-key',
   ApiUrl = 'api-url',
-  Timeout = 'timeout'
+  Timeout = 'timeout',
+  Fallback = 'fallback'
 }
 
 /** Outputs of actions/bake/action.yml (docker's one). */
@@ -80,6 +83,8 @@ export interface Inputs {
   /** '' when `builder` is set. */
   'api-url': string;
   timeout: number;
+  /** When no remote builder can be had for service reasons: fail (`none`) or bake on a local builder (`local`). */
+  fallback: FallbackMode;
   /** Undefined when `builder` is set. */
   credentials?: Credentials;
 }
@@ -118,6 +123,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'profile-name': remote ? parseProfileNames(io.getInput(Input.ProfileName), Input.ProfileName) : [],
     'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
     timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
+    fallback: parseFallbackMode(io.getInput(Input.Fallback), Input.Fallback),
     ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
   };
 }

@@ -16,6 +16,8 @@ export interface BakeSummaryFacts {
   buildMs: number;
   definition: BakeDefinition;
   metadata?: BuildMetadata;
+  /** Set when the bake ran on a local fallback builder: why no remote builder could be had. */
+  fallback?: string;
 }
 
 /** The job summary of one bake: every target with its platforms and digest, where it ran and how long it took. */
@@ -37,9 +39,11 @@ export function bakeSummary(f: BakeSummaryFacts): JobSummary {
     heading: 'Remote bake',
     table: [['Target', 'Platforms', 'Digest'], ...rows],
     notes: [
-      f.profile !== undefined
-        ? `Builder profile "${f.profile}"; ready${f.timeToReadyMs !== undefined ? ` after ${seconds(f.timeToReadyMs)}` : ''}.`
-        : `Shared builder "${f.builderName}" (builder input): nothing was assigned by this step.`,
+      f.fallback !== undefined
+        ? `Local fallback builder "${f.builderName}" (docker-container, on this runner): ${f.fallback}.`
+        : f.profile !== undefined
+          ? `Builder profile "${f.profile}"; ready${f.timeToReadyMs !== undefined ? ` after ${seconds(f.timeToReadyMs)}` : ''}.`
+          : `Shared builder "${f.builderName}" (builder input): nothing was assigned by this step.`,
       `Builder "${f.builderName}", nodes: ${nodes || 'none reported'}.`,
       `Build time: ${seconds(f.buildMs)}.`
     ]

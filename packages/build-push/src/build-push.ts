@@ -55,9 +55,9 @@ export interface BuildPushResult extends BuildResult {
   args: string[];
 }
 
-/** Local work done while the assignment is pending. */
+/** Local work done before anything is assigned. */
 interface Prepared {
-  /** Inputs with `builder` set to the builder the build runs on. */
+  /** Inputs with `builder` set to the builder the build runs on (a placeholder until the build). */
   inputs: Inputs;
   argsEnv: ArgsEnv;
 }
@@ -102,7 +102,7 @@ export async function buildPush(deps: BuildPushDeps): Promise<BuildPushResult> {
       fallback: inputs.fallback,
       exec,
       docker,
-      prepare: builderName => prepare(step, builderName),
+      prepare: () => prepare(step),
       build: (prepared, target) => build(step, prepared, target)
     });
   } finally {
@@ -123,10 +123,11 @@ interface Step {
 }
 
 /** buildx version, secret files and a first argv (which checks docker's buildx version gates). */
-async function prepare(step: Step, builderName: string): Promise<Prepared> {
+async function prepare(step: Step): Promise<Prepared> {
   const {io, signal} = step.deps;
   const version = await requireBuildx(step.buildx, io, signal);
-  const inputs: Inputs = {...step.inputs, builder: builderName};
+  // The builder is known only once it is ready; the argv built here only checks the gates.
+  const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
   const context = renderContext(inputs, step.github);
   const store = new SecretStore({dir: step.files.dir, logger: io.logger});
   const argsEnv: ArgsEnv = {
@@ -145,7 +146,7 @@ async function prepare(step: Step, builderName: string): Promise<Prepared> {
 
 async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BuildPushResult> {
   const {io, signal} = step.deps;
-  const {inputs} = prepared;
+  const inputs: Inputs = {...prepared.inputs, builder: target.name};
   checkPlatforms(io, inputs, target);
   if (inputs.push && inputs.load) checkMultipleExporters(target);
 

@@ -1,7 +1,7 @@
 import {
   Buildx,
   BuilderLifecycle,
-  BuilderTimeoutError,
+  explainTimeout,
   CancelledError,
   createBuilderApiClient,
   DEFAULT_IN_FLIGHT_GRACE_MS,
@@ -156,15 +156,7 @@ function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
   };
 }
 
-/** Adds the input to change when the builders were not ready in time. */
+/** Adds the input to change when the builders were not ready in time (not when the service kept failing). */
 function explain(e: unknown, inputs: Inputs): unknown {
-  if (e instanceof BuilderTimeoutError) {
-    return new Error(
-      `${e.message}. Timed out after ${inputs.timeout} ms: raise the "${Input.Timeout}" input if the profile needs longer to start`,
-      {
-        cause: e
-      }
-    );
-  }
-  return e;
+  return explainTimeout(e, inputs.timeout, Input.Timeout);
 }

@@ -210,17 +210,29 @@ describe('resolveCredentials', () => {
   });
 
   // prettier-ignore
-  test.each<[number, string, NodeJS.ProcessEnv, string]>([
-    [1, 'abc def', {}, 'api-key'],
-    [2, 'abc\tdef', {}, 'api-key'],
-    [3, 'abc\u0007def', {}, 'api-key'],
-    [4, '', {REMOTE_BUILDER_API_KEY: 'abc\ndef'}, 'REMOTE_BUILDER_API_KEY'],
-    [5, '', {REMOTE_BUILDER_RUNNER_TOKEN: 'abc def'}, 'REMOTE_BUILDER_RUNNER_TOKEN']
-  ])('[%d] a token with whitespace or control characters (%o, %o) is refused, naming %o, without echoing it', (_n, input, env, named) => {
+  test.each<[number, string, NodeJS.ProcessEnv, string, string]>([
+    [1, 'abc def', {}, 'api-key', 'a space (U+0020) at character 4 of 7'],
+    [2, 'abc\tdef', {}, 'api-key', 'a tab (U+0009) at character 4 of 7'],
+    [3, 'abc\u0007def', {}, 'api-key', 'a control character (U+0007) at character 4 of 7'],
+    [4, '', {REMOTE_BUILDER_API_KEY: 'abc\ndef'}, 'REMOTE_BUILDER_API_KEY', 'a newline (U+000A) at character 4 of 7'],
+    [5, '', {REMOTE_BUILDER_RUNNER_TOKEN: 'abc def'}, 'REMOTE_BUILDER_RUNNER_TOKEN', 'a space (U+0020) at character 4 of 7'],
+    [6, 'abc\u200bdef', {}, 'api-key', 'a zero-width space (U+200B) at character 4 of 7'],
+    [7, 'abc\ufeffdef', {}, 'api-key', 'a byte-order mark (U+FEFF) at character 4 of 7'],
+    [8, 'abc\u00a0def', {}, 'api-key', 'a non-breaking space (U+00A0) at character 4 of 7'],
+    [9, 'abcdéf', {}, 'api-key', 'a non-ASCII character (U+00E9) at character 5 of 6'],
+    [10, 'abc\u2060def', {}, 'api-key', 'a word joiner (U+2060) at character 4 of 7'],
+    [11, 'abc\u007fdef', {}, 'api-key', 'a control character (U+007F) at character 4 of 7'],
+    [12, 'abc\r\ndef', {}, 'api-key', 'a carriage return (U+000D) at character 4 of 8']
+  ])('[%d] a token with a character that is not visible ASCII (%o, %o) is refused, naming %o and the character, without echoing it', (_n, input, env, named, what) => {
     const e = inputError(() => resolveCredentials(input, env));
     expect(e.input).toBe(named);
-    expect(e.message).toBe(`Input "${named}": contains whitespace or control characters: copy the API key again from the web UI`);
+    expect(e.message).toBe(`Input "${named}": contains ${what}: an API key is visible ASCII only; copy it again from the web UI (and check the secret has no stray characters)`);
     expect(e.message).not.toContain('abc');
+  });
+
+  test('every visible ASCII character is accepted', () => {
+    const all = Array.from({length: 0x7e - 0x21 + 1}, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    expect(resolveCredentials(all, {})).toEqual({token: all, source: 'input'});
   });
 });
 

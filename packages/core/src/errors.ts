@@ -19,6 +19,8 @@ export interface ApiErrorOpts {
   code?: string;
   /** True when the request provably never reached the service (safe to retry even when not idempotent). */
   notSent?: boolean;
+  /** The wait a Retry-After header of the answer asked for, in ms (uncapped). */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -30,6 +32,7 @@ export class ApiError extends Error {
   readonly hint?: string;
   readonly code?: string;
   readonly notSent: boolean;
+  readonly retryAfterMs?: number;
 
   constructor(opts: ApiErrorOpts) {
     const what = opts.status !== undefined ? `HTTP ${opts.status}` : (opts.code ?? 'network error');
@@ -43,6 +46,21 @@ export class ApiError extends Error {
     this.hint = opts.hint;
     this.code = opts.code;
     this.notSent = opts.notSent ?? false;
+    if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/**
+ * An assignment answer that lists some usable builders next to entries that are not (an empty id, null, a
+ * number). The usable ones are assigned and billed: the caller must record and tear them down.
+ */
+export class PartialAssignError extends ApiError {
+  /** The ids of the usable entries, in answer order. */
+  readonly assignedIds: string[];
+  constructor(opts: ApiErrorOpts & {assignedIds: string[]}) {
+    super(opts);
+    this.name = 'PartialAssignError';
+    this.assignedIds = opts.assignedIds;
   }
 }
 

@@ -5,6 +5,7 @@ export * from './buildx/buildx.js';
 export * from './buildx/platforms.js';
 export * from './certs/cert-store.js';
 export * from './clock.js';
+export * from './deadline.js';
 export * from './errors.js';
 export * from './exec.js';
 export * from './inputs.js';

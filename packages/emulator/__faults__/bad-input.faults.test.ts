@@ -105,7 +105,13 @@ const CASES: BadInput[] = [
   {
     id: 'api-key with whitespace (never echoed)',
     job: {inputs: {'api-key': 'rb_key_part_one rb_key_part_two'}},
-    error: /Input "api-key": contains whitespace or control characters: copy the API key again from the web UI/,
+    error: /Input "api-key": contains a space \(U\+0020\) at character 16 of 31: an API key is visible ASCII only/,
+    neverShown: 'rb_key_part_one'
+  },
+  {
+    id: 'api-key with a zero-width space from copy-paste: refused as bad input, not sent (never echoed)',
+    job: {inputs: {'api-key': 'rb_key_part_one\u200brb_key_part_two'}},
+    error: /Input "api-key": contains a zero-width space \(U\+200B\) at character 16 of 31: an API key is visible ASCII only; copy it again from the web UI/,
     neverShown: 'rb_key_part_one'
   },
   {

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs';
 import {describe, expect, test} from '@jest/globals';
 import {ApiClient, type ApiClientOpts} from '../../src/api/api-client.js';
 import type {HttpResponse} from '../../src/api/http-transport.js';
-import {ApiError, InputError} from '../../src/errors.js';
+import {ApiError, InputError, PartialAssignError} from '../../src/errors.js';
 import {USER_AGENT} from '../../src/version.js';
 import {FakeClock, FakeTransport, json, RecordingLogger, text, transportError, type Step} from './fakes.js';
 
@@ -435,18 +435,32 @@ describe('errors', () => {
     [
       'assign',
       text(404, 'not found'),
-      'Failed to assign builder: HTTP 404: not found (unknown builder profile "ci-large": check profile-name against the builder profiles in the web UI)'
+      'Failed to assign builder: HTTP 404: not found (unknown builder profile "ci-large": check profile-name against the builder profiles in the web UI; or api-url (https://api.test) is not the service\'s API base, since a wrong path answers 404 too)'
     ],
     [
       'details',
       text(404, ''),
       'Failed to get builder details: HTTP 404 (the builder does not exist (already torn down or never assigned))'
     ],
-    ['assign', text(500, 'oops'), 'Failed to assign builder: HTTP 500: oops (the service failed; try again later)'],
+    [
+      'assign',
+      text(500, 'oops'),
+      'Failed to assign builder: HTTP 500: oops (the service failed; try again later; a builder may have been assigned and billed anyway: check the web UI and tear it down)'
+    ],
     [
       'assign',
       text(502, '<html>\n  <b>Bad</b>\n</html>'),
-      'Failed to assign builder: HTTP 502: <html> <b>Bad</b> </html> (the service failed; try again later)'
+      'Failed to assign builder: HTTP 502: <html> <b>Bad</b> </html> (the service failed; try again later; a builder may have been assigned and billed anyway: check the web UI and tear it down)'
+    ],
+    [
+      'assign',
+      {status: 301, headers: {location: 'https://api.test/v2/api/v1/builders/assign'}, body: ''},
+      "Failed to assign builder: HTTP 301 (the answer redirects to https://api.test/v2/api/v1/builders/assign: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base (the address it points to, if you trust it))"
+    ],
+    [
+      'details',
+      {status: 307, headers: {}, body: ''},
+      "Failed to get builder details: HTTP 307 (the answer is a redirect without a Location: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base)"
     ],
     [
       'teardown',
@@ -558,14 +572,26 @@ describe('assignBuilder responses', () => {
     ['an array', '[{"id":"a"}]', 'the body is not a JSON object'],
     ['no builder_instances', '{"builders":[]}', 'builder_instances is not an array'],
     ['an empty list', '{"builder_instances":[]}', 'builder_instances is empty'],
-    ['a non-object entry', '{"builder_instances":["a"]}', 'builder_instances[0] is not an object'],
     [
-      'an entry without id',
-      '{"builder_instances":[{"id":"a"},{}]}',
-      'builder_instances[1].id is not a non-empty string'
+      'a non-object entry',
+      '{"builder_instances":["a"]}',
+      'builder_instances[0] is "a": not a builder with a non-empty string id'
     ],
-    ['an empty id', '{"builder_instances":[{"id":""}]}', 'builder_instances[0].id is not a non-empty string'],
-    ['a numeric id', '{"builder_instances":[{"id":7}]}', 'builder_instances[0].id is not a non-empty string']
+    [
+      'an empty id',
+      '{"builder_instances":[{"id":""}]}',
+      'builder_instances[0] is {"id":""}: not a builder with a non-empty string id'
+    ],
+    [
+      'a numeric id',
+      '{"builder_instances":[{"id":7}]}',
+      'builder_instances[0] is {"id":7}: not a builder with a non-empty string id'
+    ],
+    [
+      'a blank id and null',
+      '{"builder_instances":[{"id":" "},null]}',
+      'builder_instances[0] is {"id":" "}, builder_instances[1] is null: not a builder with a non-empty string id'
+    ]
   ])('%#. %s is an unexpected response', async (_name, body, reason) => {
     const {client, transport} = setup([{status: 200, headers: {}, body}]);
     const e = await apiError(client.assignBuilder('p'));
@@ -575,6 +601,27 @@ describe('assignBuilder responses', () => {
       `unexpected response: ${reason}; a builder may have been assigned and billed anyway: check the web UI and tear it down`
     );
     expect(e.message).toContain('Failed to assign builder: HTTP 200');
+  });
+});
+
+describe('assignBuilder: bad entries next to good ones', () => {
+  test.each([
+    ['an entry without id', '{"builder_instances":[{"id":"a"},{}]}', 'builder_instances[1] is {}', ['a']],
+    ['an empty id', '{"builder_instances":[{"id":""},{"id":"b"}]}', 'builder_instances[0] is {"id":""}', ['b']],
+    [
+      'null and a number',
+      '{"builder_instances":[{"id":"a"},null,3,{"id":"c"}]}',
+      'builder_instances[1] is null, builder_instances[2] is 3',
+      ['a', 'c']
+    ]
+  ])('%#. %s: refused, quoting the bad entry, with the good ids to tear down', async (_name, body, quoted, ids) => {
+    const {client} = setup([{status: 200, headers: {}, body}]);
+    const e = await apiError(client.assignBuilder('p'));
+    expect(e).toBeInstanceOf(PartialAssignError);
+    expect((e as PartialAssignError).assignedIds).toEqual(ids);
+    expect(e.hint).toBe(
+      `unexpected response: ${quoted}: not a builder with a non-empty string id; the well-formed entries (${ids.join(', ')}) were assigned and are billed until torn down`
+    );
   });
 });
 

@@ -14,7 +14,7 @@ import {
 import type {PollSchedule} from '../../src/lifecycle/readiness.js';
 import {loadBuilderState} from '../../src/state.js';
 import {FakeActionIO} from '../fakes/fake-action-io.js';
-import {assigned, deferred, FakeBuilderApi, readyDetails} from '../fakes/fake-builder-api.js';
+import {assigned, FakeBuilderApi, readyDetails} from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
 import {FakeExec, subcommand} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
@@ -66,24 +66,14 @@ function harness(inputs: Record<string, string> = {}) {
 }
 
 describe('runRemoteBuild on an assigned builder', () => {
-  test('prepare runs while the assignment is pending; build gets the ready builder; teardown right after', async () => {
+  test('prepare runs before anything is assigned; build gets the ready builder; teardown right after', async () => {
     const h = harness();
-    const answer = deferred<ReturnType<typeof assigned>>();
-    const sent = deferred<void>();
-    h.api
-      .onAssign('amd', () => {
-        sent.resolve();
-        return answer.promise;
-      })
-      .onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
     let seen: BuildTarget | undefined;
     const res = await runRemoteBuild<string, string>(
       h.opts({
-        // Finishes only once the assignment is in flight: prepare and the assignment overlap.
-        prepare: async name => {
-          await sent.promise;
-          h.events.push(`prepare:${name}`);
-          answer.resolve(assigned('b1'));
+        prepare: async () => {
+          h.events.push('prepare');
           return 'prepared';
         },
         build: async (prepared, target) => {
@@ -94,7 +84,7 @@ describe('runRemoteBuild on an assigned builder', () => {
       })
     );
     expect(res).toBe('built');
-    expect(h.events.slice(0, 2)).toEqual(['assign:amd', 'prepare:rb']);
+    expect(h.events.slice(0, 2)).toEqual(['prepare', 'assign:amd']);
     expect(h.events.slice(-3)).toEqual(['build:prepared', 'teardown:b1', 'docker:rm']);
     expect(seen).toMatchObject({
       name: 'rb',
@@ -107,20 +97,20 @@ describe('runRemoteBuild on an assigned builder', () => {
     expect(h.closed()).toBe(1);
   });
 
-  test('a failing prepare stops the assignment and tears down what was assigned', async () => {
+  test('a failing prepare (no buildx, a bad bake file) fails before anything is assigned: nothing billed', async () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
     const err = await runRemoteBuild(
       h.opts({
         prepare: async () => {
-          await new Promise(r => setTimeout(r, 10));
           throw new Error('no buildx');
         }
       })
     ).catch(e => e as Error);
     expect((err as Error).message).toBe('no buildx');
-    expect(h.api.teardownCalls.map(c => c.id)).toEqual(['b1']);
-    expect(h.events).not.toContain('build');
+    expect(h.api.assignCalls).toEqual([]);
+    expect(h.api.teardownCalls).toEqual([]);
+    expect(h.closed()).toBe(1);
   });
 
   test('a failing build tears down before the error propagates', async () => {

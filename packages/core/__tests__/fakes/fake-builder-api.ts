@@ -18,7 +18,7 @@ export type TeardownStep = Answer<{alreadyGone: boolean}, {id: string; signal?: 
 export class FakeBuilderApi implements BuilderApi {
   readonly assignCalls: {profile: string; signal?: AbortSignal}[] = [];
   readonly detailsCalls: {id: string; signal?: AbortSignal; retry?: boolean}[] = [];
-  readonly teardownCalls: {id: string; signal?: AbortSignal}[] = [];
+  readonly teardownCalls: {id: string; signal?: AbortSignal; retry?: boolean}[] = [];
   readonly #assign = new Map<string, AssignStep[]>();
   readonly #details = new Map<string, DetailsStep[]>();
   readonly #teardown = new Map<string, TeardownStep[]>();
@@ -57,8 +57,11 @@ export class FakeBuilderApi implements BuilderApi {
     return answer(step as DetailsStep, {id, signal: opts.signal});
   }
 
-  async teardownBuilder(id: string, opts: {signal?: AbortSignal} = {}): Promise<{alreadyGone: boolean}> {
-    this.teardownCalls.push({id, signal: opts.signal});
+  async teardownBuilder(
+    id: string,
+    opts: {signal?: AbortSignal; retry?: boolean} = {}
+  ): Promise<{alreadyGone: boolean}> {
+    this.teardownCalls.push({id, signal: opts.signal, ...(opts.retry !== undefined ? {retry: opts.retry} : {})});
     this.events.push(`teardown:${id}`);
     const step = this.#teardown.get(id)?.shift() ?? {alreadyGone: false};
     return answer(step, {id, signal: opts.signal});

@@ -5,11 +5,19 @@ import {
   BuilderFailedError,
   BuilderTimeoutError,
   DEFAULT_POLL_SCHEDULE,
+  DETAILS_404_GRACE_MS,
   waitForBuilderReady,
   type PollSchedule,
   type ReadyBuilder
 } from '../../src/lifecycle/readiness.js';
-import {FakeBuilderApi, httpError, pendingDetails, readyDetails, type DetailsStep} from '../fakes/fake-builder-api.js';
+import {
+  FakeBuilderApi,
+  hangUntilAborted,
+  httpError,
+  pendingDetails,
+  readyDetails,
+  type DetailsStep
+} from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
 import {FakeProbe, rejected, unreachable, type ProbeStep} from '../fakes/fake-probe.js';
 import {TEST_KEY_SECRET_LINES, TEST_PEMS} from '../fakes/pems.js';
@@ -232,38 +240,56 @@ describe('waitForBuilderReady: failures', () => {
     expect(h.clock.sleeps).toEqual([]);
   });
 
-  test('404 is tolerated twice in a row (backing off), then ready', async () => {
-    const h = harness([
-      httpError('get builder details', 404),
-      httpError('get builder details', 404),
-      readyDetails(HOST)
-    ]);
+  test('404s right after the assignment mean "not visible yet" (an eventually consistent service): polled, then ready', async () => {
+    const nf = (): ApiError => httpError('get builder details', 404);
+    const h = harness([nf(), nf(), nf(), nf(), readyDetails(HOST)]);
     const ready = await h.run();
-    expect(ready.detailsRequests).toBe(3);
-    expect(h.clock.sleeps).toEqual([200, 400]);
+    expect(ready.detailsRequests).toBe(5);
+    // Backing off as for any error: at most 4 requests a second.
+    expect(h.clock.sleeps).toEqual([200, 400, 400, 400]);
   });
 
-  test('a third 404 in a row fails with it', async () => {
-    const third = httpError('get builder details', 404, 'no such builder');
+  test(`a 404 once ${DETAILS_404_GRACE_MS} ms have passed since the assignment fails with it: the builder is gone`, async () => {
+    const last = httpError('get builder details', 404, 'no such builder');
+    const nf = (): ApiError => httpError('get builder details', 404);
+    // Three 404s inside the grace; the fourth comes once it has passed and fails the wait.
     const h = harness([
-      httpError('get builder details', 404),
-      httpError('get builder details', 404),
-      third,
+      nf(),
+      nf(),
+      nf(),
+      () => {
+        h.clock.advance(DETAILS_404_GRACE_MS);
+        throw last;
+      },
       readyDetails(HOST)
     ]);
     const e = await failure(h.run());
-    expect(e).toBe(third);
+    expect(e).toBe(last);
     expect(e.message).toBe('Failed to get builder details: HTTP 404: no such builder');
-    expect(h.api.detailsCount('b1')).toBe(3);
-    expect(h.clock.sleeps).toEqual([200, 400]);
+    expect(h.api.detailsCount('b1')).toBe(4);
   });
 
-  test('an answer between 404s resets the count', async () => {
-    const nf = () => httpError('get builder details', 404);
-    const h = harness([nf(), nf(), pendingDetails(), nf(), nf(), readyDetails(HOST)]);
-    const ready = await h.run();
-    expect(ready.detailsRequests).toBe(6);
-    expect(h.clock.sleeps).toEqual([200, 400, 100, 200, 400]);
+  test('a details request that hangs is cut at the deadline (real timer), and the failure says so', async () => {
+    const h = harness([arg => hangUntilAborted(arg)]);
+    const e = await failure(h.run({deadline: 250}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(
+      'Builder b1 was not ready in time: the details request got no answer before the readiness deadline'
+    );
+    // The service not answering is not the builder starting slowly: no "raise the timeout" advice follows.
+    expect((e as BuilderTimeoutError).serviceFailure).toBe(
+      'the details request got no answer before the readiness deadline'
+    );
+  });
+
+  test('while 404s are tolerated, the deadline names them', async () => {
+    const h = harness([httpError('get builder details', 404)]);
+    const e = await failure(h.run({deadline: 3000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(
+      `Builder b1 was not ready in time: the service does not show builder b1 yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`
+    );
+    expect((e as BuilderTimeoutError).serviceFailure).toBeUndefined();
   });
 
   test('5xx and network errors back off (doubling, capped at maxBackoffMs) and recover', async () => {

@@ -1,5 +1,5 @@
 import {abortReason, systemClock, type Clock} from '../clock.js';
-import {ApiError, InputError, type ApiCall} from '../errors.js';
+import {ApiError, InputError, PartialAssignError, type ApiCall} from '../errors.js';
 import {nullLogger, type Logger} from '../logger.js';
 import {USER_AGENT} from '../version.js';
 import {bodyExcerpt} from './body-excerpt.js';
@@ -11,7 +11,7 @@ import {
   type HttpTransport
 } from './http-transport.js';
 import {readAssignResponse, readBuilderDetails, readProfilesPage, type ReadResult} from './response-readers.js';
-import {RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
+import {parseRetryAfterMs, RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
 import {readRunner, readRunnerImage, readRunnerImagePage, readRunnerList, readStackList} from './runner-readers.js';
 import type {
   CreateRunnerImageRequest,
@@ -151,7 +151,10 @@ export class ApiClient {
     if (this.#token !== '') this.#logger.setSecret(this.#token);
   }
 
-  /** POST /api/v1/builders/assign: assigns (and starts billing) the builders of a profile. */
+  /**
+   * POST /api/v1/builders/assign: assigns (and starts billing) the builders of a profile. An answer whose
+   * entries are partly unusable rejects with a PartialAssignError naming the usable ids (they are billed).
+   */
   async assignBuilder(profileName: string, opts: CallOpts = {}): Promise<AssignResponse> {
     if (profileName.trim() === '') throw new InputError('profile-name', 'must not be empty');
     const spec: CallSpec = {
@@ -163,11 +166,22 @@ export class ApiClient {
       idempotent: false,
       retry: true,
       signal: opts.signal,
-      notFoundHint: `unknown builder profile "${profileName}": check profile-name against the builder profiles in the web UI`
+      // The spec shows no error codes: a 404 may be the profile, or a base URL whose path is wrong.
+      notFoundHint: `unknown builder profile "${profileName}": check profile-name against the builder profiles in the web UI; or api-url (${this.#base}) is not the service's API base, since a wrong path answers 404 too`,
+      unknownOutcomeHint: HINT_ASSIGN_UNKNOWN
     };
     const sent = await this.#send(spec);
     this.#throwUnlessOk(spec, sent);
-    return this.#read(spec, sent, readAssignResponse(sent.res.body), HINT_ASSIGN_UNKNOWN);
+    const read = readAssignResponse(sent.res.body);
+    if (!read.ok && 'validIds' in read && read.validIds) {
+      throw new PartialAssignError({
+        call: spec.call,
+        status: sent.res.status,
+        hint: `unexpected response: ${read.reason}; the well-formed entries (${read.validIds.join(', ')}) were assigned and are billed until torn down`,
+        assignedIds: read.validIds
+      });
+    }
+    return this.#read(spec, sent, read, HINT_ASSIGN_UNKNOWN);
   }
 
   /** GET /api/v1/builders/{id}/details: address and TLS material; missing fields are '' (readiness decides). */
@@ -187,15 +201,18 @@ export class ApiClient {
     return this.#read(spec, sent, readBuilderDetails(sent.res.body), undefined, false);
   }
 
-  /** DELETE /api/v1/builders/{id}/teardown: stops billing. A builder that is gone (404, 410) is not an error. */
-  async teardownBuilder(builderId: string, opts: CallOpts = {}): Promise<TeardownResult> {
+  /**
+   * DELETE /api/v1/builders/{id}/teardown: stops billing. A builder that is gone (404, 410) is not an error.
+   * `retry: false` for callers that pace their own rounds (teardownBuilders fits them into a budget).
+   */
+  async teardownBuilder(builderId: string, opts: GetBuilderDetailsOpts = {}): Promise<TeardownResult> {
     const spec: CallSpec = {
       method: 'teardownBuilder',
       call: 'tear down builder',
       httpMethod: 'DELETE',
       path: `/api/v1/builders/${pathParam('builderId', builderId)}/teardown`,
       idempotent: true,
-      retry: true,
+      retry: opts.retry ?? true,
       signal: opts.signal
     };
     const sent = await this.#send(spec);
@@ -598,11 +615,13 @@ export class ApiClient {
 
   #throwUnlessOk(spec: CallSpec, {res, attempts}: Sent): void {
     if (isOk(res.status)) return;
+    const retryAfterMs = parseRetryAfterMs(header(res, 'retry-after'), this.#clock.now());
     throw new ApiError({
       call: spec.call,
       status: res.status,
       bodyExcerpt: this.#excerpt(res.body),
-      hint: withAttempts(statusHint(spec, res.status), attempts)
+      hint: withAttempts(statusHint(spec, res.status, header(res, 'location')), attempts),
+      ...(retryAfterMs !== undefined ? {retryAfterMs} : {})
     });
   }
 
@@ -624,8 +643,6 @@ export class ApiClient {
     else if (UNREACHABLE_CODES.has(failure.code))
       hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
     else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
-    if (spec.call === 'assign builder' && !failure.notSent)
-      hint = hint ? `${hint}; ${HINT_ASSIGN_UNKNOWN}` : HINT_ASSIGN_UNKNOWN;
     if (spec.unknownOutcomeHint && !failure.notSent)
       hint = hint ? `${hint}; ${spec.unknownOutcomeHint}` : spec.unknownOutcomeHint;
     return new ApiError({
@@ -659,7 +676,12 @@ function ciSpec(spec: Omit<CallSpec, 'retry' | 'scopeHint'>): CallSpec {
   return {...spec, retry: true, scopeHint: HINT_CI_SCOPES};
 }
 
-function statusHint(spec: CallSpec, status: number): string | undefined {
+function statusHint(spec: CallSpec, status: number, location?: string): string | undefined {
+  if (status >= 300 && status <= 399) {
+    // Redirects are not followed: the API key must never travel to an address the user did not give.
+    const to = location ? `redirects to ${location}` : 'is a redirect without a Location';
+    return `the answer ${to}: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base${location ? ' (the address it points to, if you trust it)' : ''}`;
+  }
   if (status === 401) return spec.scopeHint ? `${HINT_401}; ${spec.scopeHint}` : HINT_401;
   if (status === 403) return spec.scopeHint ? `${HINT_403}: ${spec.scopeHint}` : HINT_403;
   if (spec.unknownOutcomeHint && status >= 500 && status !== 501 && status !== 503 && status !== 505) {

@@ -24,8 +24,20 @@ function parseJson(body: string): ReadResult<unknown> {
   }
 }
 
-/** Reads POST /builders/assign: `builder_instances` must be a non-empty array of objects with non-empty string ids. */
-export function readAssignResponse(body: string): ReadResult<AssignResponse> {
+/** An assignment answer that is unusable as a whole, but names some builders that are (they are billed). */
+export interface AssignReadFailure {
+  ok: false;
+  reason: string;
+  /** Ids of the well-formed entries of an answer with bad ones next to them. */
+  validIds?: string[];
+}
+
+/**
+ * Reads POST /builders/assign: `builder_instances` must be a non-empty array of objects with non-empty string
+ * ids. When some entries are bad, the answer is refused (we cannot know what the service meant by them), but
+ * the well-formed ids are returned too: those builders exist and are billed, so they must be torn down.
+ */
+export function readAssignResponse(body: string): ReadResult<AssignResponse> | AssignReadFailure {
   const json = parseJson(body);
   if (!json.ok) return json;
   if (!isObject(json.value)) return {ok: false, reason: 'the body is not a JSON object'};
@@ -33,14 +45,25 @@ export function readAssignResponse(body: string): ReadResult<AssignResponse> {
   if (!Array.isArray(list)) return {ok: false, reason: 'builder_instances is not an array'};
   if (list.length === 0) return {ok: false, reason: 'builder_instances is empty'};
   const instances: BuilderInstance[] = [];
+  const bad: string[] = [];
   for (const [i, item] of list.entries()) {
-    if (!isObject(item)) return {ok: false, reason: `builder_instances[${i}] is not an object`};
-    if (typeof item.id !== 'string' || item.id === '') {
-      return {ok: false, reason: `builder_instances[${i}].id is not a non-empty string`};
+    if (isObject(item) && typeof item.id === 'string' && item.id.trim() !== '') {
+      instances.push({...item, id: item.id});
+    } else {
+      bad.push(`builder_instances[${i}] is ${quote(item)}`);
     }
-    instances.push({...item, id: item.id});
+  }
+  if (bad.length > 0) {
+    const reason = `${bad.join(', ')}: not a builder with a non-empty string id`;
+    return instances.length > 0 ? {ok: false, reason, validIds: instances.map(b => b.id)} : {ok: false, reason};
   }
   return {ok: true, value: {...json.value, builder_instances: instances}};
+}
+
+/** A JSON value as it appeared, shortened for a message. */
+function quote(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** Reads GET /builders/{id}/details. Missing metadata or metadata fields become ''. */

@@ -8,10 +8,16 @@ import {NodeExec, type Exec} from '../exec.js';
 import type {Credentials, FallbackMode} from '../inputs.js';
 import type {BuilderApi} from '../lifecycle/builder-api.js';
 import {createBuilderApiClient} from '../lifecycle/builder-api-client.js';
-import {BuilderLifecycle, DEFAULT_IN_FLIGHT_GRACE_MS, type ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import {
+  BuilderLifecycle,
+  DEFAULT_IN_FLIGHT_GRACE_MS,
+  teardownOutcome,
+  type ProvisionedBuilder
+} from '../lifecycle/builder-lifecycle.js';
+import type {TeardownReport} from '../lifecycle/teardown.js';
 import {createLocalFallbackBuilder, fallbackReason, removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
-import {BuilderTimeoutError, type PollSchedule} from '../lifecycle/readiness.js';
+import {explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
 import {parseBuilderInspect, type InspectedBuilder} from './builder-inspect.js';
 import {missingArchitectures, offeredArchitectures} from './platform-guard.js';
@@ -76,10 +82,11 @@ export interface RemoteBuildOpts<P, R> {
   /** The docker CLI for the local fallback builder; default `docker`. */
   docker?: string;
   /**
-   * Local work (buildx version, argv checks, …) done while the assignment is pending; gets the name of
-   * the buildx builder the build will run on. A failure here tears the assignment down.
+   * Local work (buildx version, argv checks, the bake definition, …), done before anything is assigned: a
+   * missing buildx or a bad bake file must cost nothing. Runs once, also when the build falls back to a local
+   * builder (so its warnings print once).
    */
-  prepare: (builderName: string) => Promise<P>;
+  prepare: () => Promise<P>;
   /** The build itself, on a ready builder. After an assignment the builders are torn down when it ends. */
   build: (prepared: P, target: BuildTarget) => Promise<R>;
 }
@@ -88,10 +95,10 @@ export interface RemoteBuildOpts<P, R> {
 const CANCEL_TEARDOWN_MS = 5000;
 
 /**
- * Runs one build step on a remote builder. Without `builder`: starts the assignment first, runs
- * `prepare` while the builders boot, waits for them (buildx remote driver, never the default builder),
- * runs `build`, and tears everything down at once when the build ends, fails or is cancelled. With
- * `builder`: runs `prepare` and `build` on that builder (checked with `buildx inspect --bootstrap`).
+ * Runs one build step on a remote builder. Without `builder`: runs `prepare` (local checks; nothing is
+ * billed if they fail), assigns and waits for the builders (buildx remote driver, never the default
+ * builder), runs `build`, and tears everything down at once when the build ends, fails or is cancelled.
+ * With `builder`: runs `prepare` and `build` on that builder (checked with `buildx inspect --bootstrap`).
  */
 export async function runRemoteBuild<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
   return opts.builder !== '' ? onSharedBuilder(opts) : onAssignedBuilder(opts);
@@ -112,6 +119,13 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       });
   const builderName = opts.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
   try {
+    // Local checks first, in parallel with nothing that bills: a missing buildx or a bad bake file costs nothing.
+    let prepared: P;
+    try {
+      prepared = await opts.prepare();
+    } catch (e) {
+      throw opts.signal?.aborted ? cancellation(opts.signal, 'while preparing the build') : e;
+    }
     const lifecycle = new BuilderLifecycle({
       api,
       apiUrl: opts.apiUrl,
@@ -124,35 +138,22 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       ...(opts.probe ? {probe: opts.probe} : {}),
       ...(opts.schedule ? {schedule: opts.schedule} : {})
     });
-    // The assignment starts first: the builder boots while the local work below runs.
-    const stop = new AbortController();
     const provisioning = lifecycle.provision({
       profiles: opts.profiles,
       timeoutMs: opts.timeoutMs,
       setupBuildx: true,
       use: false,
-      signal: opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal
+      ...(opts.signal ? {signal: opts.signal} : {})
     });
-    provisioning.catch(() => undefined);
-
-    let prepared: P;
-    try {
-      prepared = await opts.prepare(builderName);
-    } catch (e) {
-      stop.abort(new CancelledError(`Stopped (${errorMessage(e)})`));
-      await provisioning.catch(() => undefined);
-      await tearDownNow(lifecycle, io, opts.signal, 'after the failure');
-      throw opts.signal?.aborted ? cancellation(opts.signal, 'while preparing the build') : e;
-    }
 
     let builder: ProvisionedBuilder;
     try {
       builder = await provisioning;
     } catch (e) {
-      const explained = explainProvisionError(e, opts.timeoutMs, opts.inputNames.timeout);
+      const explained = explainTimeout(e, opts.timeoutMs, opts.inputNames.timeout);
       const why = opts.fallback === 'local' && !opts.signal?.aborted ? fallbackReason(e) : undefined;
       if (why === undefined) throw explained;
-      return await onLocalFallback(opts, explained, why);
+      return await onLocalFallback(opts, prepared, explained, why);
     }
 
     let result: R;
@@ -171,7 +172,9 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       };
       result = await opts.build(prepared, target);
     } catch (e) {
-      await tearDownNow(lifecycle, io, opts.signal, 'after the failure');
+      const report = await tearDownNow(lifecycle, io, opts.signal, 'after the failure');
+      // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
+      if (e instanceof CancelledError) throw new CancelledError(`${e.message}; ${teardownOutcome(report)}`);
       throw e;
     }
     // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
@@ -187,7 +190,12 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
  * reasons (see createLocalFallbackBuilder for why not the runner's default builder). Removed when the build
  * ends; post removes it when main could not.
  */
-async function onLocalFallback<P, R>(opts: RemoteBuildOpts<P, R>, failure: unknown, why: string): Promise<R> {
+async function onLocalFallback<P, R>(
+  opts: RemoteBuildOpts<P, R>,
+  prepared: P,
+  failure: unknown,
+  why: string
+): Promise<R> {
   const {io} = opts;
   io.logger.warning(
     `No remote builder could be had (${errorMessage(failure)}): ${why}. Building on a local docker-container builder instead (fallback: local), on this runner and without the remote cache`
@@ -210,7 +218,6 @@ async function onLocalFallback<P, R>(opts: RemoteBuildOpts<P, R>, failure: unkno
         });
       }
     });
-    const prepared = await opts.prepare(local.name);
     const inspect = parseBuilderInspect(local.inspectOutput);
     return await opts.build(prepared, {
       name: local.name,
@@ -230,7 +237,7 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
       `Input "${inputNames.builder}" is set: building on "${builder}"; "${inputNames.profileName}" is not used`
     );
   }
-  const prepared = await opts.prepare(builder);
+  const prepared = await opts.prepare();
   const output = await io.logger.group(`Builder "${builder}"`, async () => {
     try {
       return await opts.buildx.bootstrap(builder, {signal: opts.signal, timeoutMs: 120000});
@@ -317,20 +324,11 @@ async function tearDownNow(
   io: ActionIO,
   signal: AbortSignal | undefined,
   why: string
-): Promise<void> {
+): Promise<TeardownReport> {
   const report = await lifecycle.release(
     signal?.aborted ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS} : {}
   );
   const done = [...report.tornDown, ...report.alreadyGone];
   if (done.length > 0) io.logger.info(`Tore down ${done.join(', ')} ${why}`);
-}
-
-function explainProvisionError(e: unknown, timeoutMs: number, timeoutInput: string): unknown {
-  if (e instanceof BuilderTimeoutError) {
-    return new Error(
-      `${e.message}. Timed out after ${timeoutMs} ms: raise the "${timeoutInput}" input if the profile needs longer to start`,
-      {cause: e}
-    );
-  }
-  return e;
+  return report;
 }

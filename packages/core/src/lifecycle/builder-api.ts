@@ -4,5 +4,5 @@ import type {AssignResponse, BuilderDetails} from '../api/types.js';
 export interface BuilderApi {
   assignBuilder(profileName: string, opts?: {signal?: AbortSignal}): Promise<AssignResponse>;
   getBuilderDetails(builderId: string, opts?: {signal?: AbortSignal; retry?: boolean}): Promise<BuilderDetails>;
-  teardownBuilder(builderId: string, opts?: {signal?: AbortSignal}): Promise<{alreadyGone: boolean}>;
+  teardownBuilder(builderId: string, opts?: {signal?: AbortSignal; retry?: boolean}): Promise<{alreadyGone: boolean}>;
 }

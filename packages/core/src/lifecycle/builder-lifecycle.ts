@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
-import {ApiError, errorMessage, InputError} from '../errors.js';
+import {ApiError, errorMessage, InputError, PartialAssignError} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
+import {DeadlineError, linkedSignal} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
@@ -136,11 +137,11 @@ export class BuilderLifecycle {
       try {
         return await this.provisionFrom(profile, opts);
       } catch (e) {
-        await this.cleanUpAfterFailure(e);
+        const report = await this.cleanUpAfterFailure(e);
         if (opts.signal?.aborted) {
           // Name what stopped us (e.g. "Cancelled by SIGINT") and where; a killed buildx call says neither.
           const phase = e instanceof CancelledError ? e.message : 'while setting up the buildx builder';
-          throw new CancelledError(`${abortReason(opts.signal).message} ${phase}; assigned builders were torn down`);
+          throw new CancelledError(`${abortReason(opts.signal).message} ${phase}; ${teardownOutcome(report)}`);
         }
         if (e instanceof CancelledError) throw e;
         if (isLast || !this.worthFallingBack(e)) {
@@ -232,17 +233,28 @@ export class BuilderLifecycle {
       this.save();
       return ids;
     };
-    const tracked = request.then(res => record(res.builder_instances.map(b => b.id)));
+    const tracked = request.then(
+      res => record(res.builder_instances.map(b => b.id)),
+      (e: unknown) => {
+        // Bad entries next to good ones: the good ones are billed, so they are saved to be torn down.
+        if (e instanceof PartialAssignError) record(e.assignedIds);
+        throw e;
+      }
+    );
     tracked.catch(() => undefined);
-    const expired = AbortSignal.timeout(waitMs);
-    const stop = signal ? AbortSignal.any([signal, expired]) : expired;
+    const stop = linkedSignal({
+      parents: [signal],
+      timeoutMs: waitMs,
+      onTimeout: () => new DeadlineError(`the assignment got no answer within ${waitMs} ms`)
+    });
     try {
-      return await raceAbort(tracked, stop);
+      return await raceAbort(tracked, stop.signal);
     } catch (e) {
-      if (!stop.aborted) {
-        if (e instanceof ApiError && e.status === undefined && !e.notSent) {
+      if (!stop.signal.aborted) {
+        const unknown = unknownOutcome(e);
+        if (unknown) {
           this.logger.warning(
-            `The assignment from profile "${profile}" was sent but got no answer (${e.code ?? 'network error'}); if the service processed it, a builder may be billed until its idle time-out: check the builders in the web UI`
+            `The assignment from profile "${profile}" ${unknown}; if the service processed it, a builder may be billed until its idle time-out: check the builders in the web UI`
           );
         }
         throw e;
@@ -273,6 +285,8 @@ export class BuilderLifecycle {
         '',
         `The service did not answer the assignment from profile "${profile}" in time${late ? ` (its late answer, ${late.join(', ')}, is torn down)` : ''}`
       );
+    } finally {
+      stop.dispose();
     }
   }
 
@@ -343,11 +357,11 @@ export class BuilderLifecycle {
   }
 
   /** After a failed attempt: tear down its builders now (billing stops), and forget the buildx builder. */
-  private async cleanUpAfterFailure(cause: unknown): Promise<void> {
+  private async cleanUpAfterFailure(cause: unknown): Promise<TeardownReport> {
     const state = this.state as BuilderState;
     const pending = state.builderIds.filter(id => !state.tornDownIds.includes(id));
     if (pending.length > 0) this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(cause)}`);
-    await this.release();
+    return this.release();
   }
 
   /**
@@ -388,6 +402,19 @@ export class BuilderLifecycle {
   }
 }
 
+/** What a teardown after a failure or cancellation achieved, for the error message: never claims more. */
+export function teardownOutcome(report: TeardownReport): string {
+  const done = [...report.tornDown, ...report.alreadyGone].sort();
+  const parts: string[] = [];
+  if (done.length > 0) parts.push(`torn down: ${done.join(', ')}`);
+  if (report.failed.length > 0) {
+    parts.push(
+      `NOT torn down, may still be billed: ${report.failed.map(f => `${f.id} (${f.error})`).join(', ')}; the post step will try again, else tear them down in the web UI`
+    );
+  }
+  return parts.length > 0 ? parts.join('; ') : 'nothing was assigned';
+}
+
 /** A buildx node name from a builder id (buildx allows letters, digits, '-', '_' and '.'). */
 export function nodeName(builderId: string, index: number): string {
   const cleaned = builderId.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
@@ -403,6 +430,23 @@ export function uniqueNodeNames(ids: string[]): string[] {
     seen.add(name);
     return name;
   });
+}
+
+/**
+ * When an assignment failed in a way that leaves open whether the service assigned (and bills) a builder,
+ * how to say so: no answer after sending, a 5xx other than 501/503/505 (the service may have created the
+ * builder before failing; 503 is retried as "not processed"), or a 2xx answer we cannot read. Undefined
+ * when the failure proves nothing was assigned (4xx, never sent) or names what was (PartialAssignError).
+ */
+function unknownOutcome(e: unknown): string | undefined {
+  if (!(e instanceof ApiError) || e instanceof PartialAssignError) return undefined;
+  if (e.status === undefined)
+    return e.notSent ? undefined : `was sent but got no answer (${e.code ?? 'network error'})`;
+  if (e.status >= 500 && e.status !== 501 && e.status !== 503 && e.status !== 505) {
+    return `failed with HTTP ${e.status}, which does not say whether a builder was assigned first`;
+  }
+  if (e.status >= 200 && e.status <= 299) return `got an answer that could not be read (HTTP ${e.status})`;
+  return undefined;
 }
 
 function throwIfCancelled(signal: AbortSignal | undefined, phase: string): void {

@@ -1,6 +1,7 @@
 import {ApiError, errorMessage} from '../errors.js';
 import type {BuilderDetails} from '../api/types.js';
 import {abortReason, type Clock} from '../clock.js';
+import {DeadlineError, linkedSignal} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
@@ -57,11 +58,29 @@ export class BuilderFailedError extends Error {
   }
 }
 
+/**
+ * The message for a timed-out provision: "raise the timeout" only when the builder was still starting; when
+ * the service kept failing until the deadline, a longer timeout would not help, and the message says so.
+ */
+export function explainTimeout(e: unknown, timeoutMs: number, timeoutInput: string): unknown {
+  if (!(e instanceof BuilderTimeoutError)) return e;
+  const advice =
+    e.serviceFailure !== undefined
+      ? `the service kept failing until then, so a longer "${timeoutInput}" would not help: try again later, and check the service's status if it persists`
+      : `raise the "${timeoutInput}" input if the profile needs longer to start`;
+  return new Error(`${e.message}. Timed out after ${timeoutMs} ms: ${advice}`, {cause: e});
+}
+
 /** The builder was not ready by the deadline. */
 export class BuilderTimeoutError extends Error {
   constructor(
     readonly builderId: string,
-    message: string
+    message: string,
+    /**
+     * Set when what kept the builder from being ready at the deadline was the service failing (5xx, no
+     * answer, refused connections) rather than the builder still starting: a longer timeout would not help.
+     */
+    readonly serviceFailure?: string
   ) {
     super(message);
     this.name = 'BuilderTimeoutError';
@@ -70,8 +89,12 @@ export class BuilderTimeoutError extends Error {
 
 const PEM_FIELDS = ['ca', 'client_cert', 'client_key'] as const;
 const FATAL_STATUSES = new Set([401, 403]);
-/** Details 404s tolerated in a row right after assignment (the service may not know the id yet). */
-const MAX_CONSECUTIVE_404 = 3;
+/**
+ * For this long after the assignment answered, a details 404 means "not visible yet", not "gone": the spec
+ * says nothing of consistency, and a service whose reads lag its writes (replicas, caches) answers 404 for
+ * a fresh id for a moment. Past it, a 404 means the builder is gone and fails at once.
+ */
+export const DETAILS_404_GRACE_MS = 10_000;
 /** TLS rejections tolerated in a row before the material is declared wrong. */
 const MAX_TLS_REJECTIONS = 3;
 /** Answers in a row with status "ready" but TLS material missing before the details are declared broken (~2 s). */
@@ -87,7 +110,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   const {clock, logger} = opts;
   let requests = 0;
   let lastProblem = 'no details received yet';
-  let consecutive404 = 0;
+  let serviceFailure: string | undefined;
+  const since = clock.now();
   let consecutiveErrors = 0;
   let tlsRejections = 0;
   let readyButIncomplete = 0;
@@ -98,17 +122,24 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     const started = clock.now();
     const remaining = opts.deadline - started;
     if (remaining <= 0) {
-      throw new BuilderTimeoutError(builderId, `Builder ${builderId} was not ready in time: ${lastProblem}`);
+      throw new BuilderTimeoutError(
+        builderId,
+        `Builder ${builderId} was not ready in time: ${lastProblem}`,
+        serviceFailure
+      );
     }
     let wait = schedule.intervalMs;
     if (!complete) {
+      // Each request ends at the deadline (a hanging request must not carry us past it), with a reason that says so.
+      const limit = linkedSignal({
+        parents: [opts.signal],
+        timeoutMs: remaining,
+        onTimeout: () => new DeadlineError(`the details request got no answer before the readiness deadline`)
+      });
       try {
         requests++;
-        const details = await opts.api.getBuilderDetails(builderId, {
-          signal: timeLimited(opts.signal, remaining),
-          retry: false
-        });
-        consecutive404 = 0;
+        const details = await opts.api.getBuilderDetails(builderId, {signal: limit.signal, retry: false});
+        serviceFailure = undefined;
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') complete = {details, endpoint: verdict.endpoint};
@@ -124,11 +155,19 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         if (e instanceof BuilderFailedError) throw e;
         throwIfAborted(opts.signal);
         if (e instanceof ApiError && e.status !== undefined && FATAL_STATUSES.has(e.status)) throw e;
-        if (e instanceof ApiError && e.status === 404 && ++consecutive404 >= MAX_CONSECUTIVE_404) throw e;
-        lastProblem = errorMessage(e);
+        if (e instanceof ApiError && e.status === 404) {
+          if (clock.now() - since >= DETAILS_404_GRACE_MS) throw e;
+          lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`;
+          serviceFailure = undefined;
+        } else {
+          lastProblem = errorMessage(e);
+          serviceFailure = lastProblem;
+        }
         consecutiveErrors++;
         wait = Math.min(schedule.maxBackoffMs, schedule.intervalMs * 2 ** consecutiveErrors);
         logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
+      } finally {
+        limit.dispose();
       }
     }
     if (complete) {
@@ -206,10 +245,4 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortReason(signal);
-}
-
-/** The caller's signal, also aborted after `ms` so no request outlives the deadline. */
-function timeLimited(signal: AbortSignal | undefined, ms: number): AbortSignal {
-  const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(ms)));
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }

@@ -1,5 +1,6 @@
-import {errorMessage} from '../errors.js';
+import {ApiError, errorMessage} from '../errors.js';
 import {type Clock, systemClock} from '../clock.js';
+import {DeadlineError, linkedSignal} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import type {BuilderApi} from './builder-api.js';
@@ -16,17 +17,25 @@ export interface TeardownReport {
 export interface TeardownOpts {
   logger?: Logger;
   clock?: Clock;
-  /** Rounds per builder; each round is one client call, which itself retries transient failures. */
+  /** Most rounds per builder (default: as many as the budget allows); each round is one request. */
   attempts?: number;
-  /** Pause between rounds. */
+  /** Pause after the first failed round; doubles per round up to MAX_PAUSE_MS. */
   pauseMs?: number;
-  /** Hard limit for the whole teardown; what is not done by then is reported as failed. */
+  /** The whole budget: waits are cut to fit it, and what is not done by then is reported as failed. */
   timeoutMs?: number;
 }
 
+/** Longest pause between two rounds without a Retry-After. */
+export const MAX_PAUSE_MS = 4000;
+/** Kept free at the end of the budget for one last request: no wait may eat into it. */
+export const LAST_ATTEMPT_RESERVE_MS = 1000;
+
 /**
- * Tears every builder down, concurrently, each retried; 404 counts as already gone. Never throws:
- * the report says what may still be billed. Safe to call again with the same ids.
+ * Tears every builder down, concurrently, each retried until it is gone or the budget ends; 404 counts as
+ * already gone. A billed builder is worth every second of the budget, so the rounds are not counted but
+ * timed: a Retry-After (even of minutes) or a backoff pause is cut to what the budget leaves, minus the
+ * time for one last try. Only answers that will not change (401, 403, other 4xx) stop the rounds early.
+ * Never throws: the report says what may still be billed. Safe to call again with the same ids.
  */
 export async function teardownBuilders(
   api: BuilderApi,
@@ -35,34 +44,68 @@ export async function teardownBuilders(
 ): Promise<TeardownReport> {
   const logger = opts.logger ?? nullLogger;
   const clock = opts.clock ?? systemClock;
-  const attempts = opts.attempts ?? 3;
+  const attempts = opts.attempts ?? Infinity;
   const pauseMs = opts.pauseMs ?? 500;
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? 30000);
+  const budgetMs = opts.timeoutMs ?? 30000;
+  const deadline = clock.now() + budgetMs;
+  const limit = linkedSignal({
+    timeoutMs: budgetMs,
+    onTimeout: () => new DeadlineError(`no answer within the teardown budget of ${budgetMs} ms`)
+  });
+  const {signal} = limit;
   const report: TeardownReport = {tornDown: [], alreadyGone: [], failed: []};
 
-  await Promise.all(
-    [...new Set(ids)].map(async id => {
-      let lastError = '';
-      for (let round = 1; round <= attempts && !signal.aborted; round++) {
-        try {
-          const res = await api.teardownBuilder(id, {signal});
-          if (res.alreadyGone) {
-            report.alreadyGone.push(id);
-            logger.info(`Builder ${id} was already gone`);
-          } else {
-            report.tornDown.push(id);
-            logger.info(`Builder ${id} torn down`);
+  try {
+    await Promise.all(
+      [...new Set(ids)].map(async id => {
+        let lastError = '';
+        let lastChance = false;
+        for (let round = 1; round <= attempts && !signal.aborted; round++) {
+          try {
+            const res = await api.teardownBuilder(id, {signal, retry: false});
+            if (res.alreadyGone) {
+              report.alreadyGone.push(id);
+              logger.info(`Builder ${id} was already gone`);
+            } else {
+              report.tornDown.push(id);
+              logger.info(`Builder ${id} torn down`);
+            }
+            return;
+          } catch (e) {
+            // When the budget cuts a request short, the answer before it says more about why.
+            lastError =
+              e instanceof DeadlineError && lastError !== '' ? `${lastError}; then ${e.message}` : errorMessage(e);
+            logger.debug(`teardownBuilders: ${id} round ${round}: ${lastError}`);
+            if (!worthAnotherRound(e) || round >= attempts) break;
+            const left = deadline - clock.now() - LAST_ATTEMPT_RESERVE_MS;
+            const asked =
+              e instanceof ApiError && e.retryAfterMs !== undefined
+                ? e.retryAfterMs
+                : Math.min(MAX_PAUSE_MS, pauseMs * 2 ** (round - 1));
+            if (left <= 0) {
+              // Inside the reserve: one immediate last try, then give up.
+              if (lastChance || deadline - clock.now() <= 0) break;
+              lastChance = true;
+              continue;
+            }
+            const wait = Math.min(asked, left);
+            if (wait < asked)
+              logger.debug(`teardownBuilders: ${id}: waiting ${wait} ms, not ${asked}: the budget ends`);
+            await clock.sleep(wait, signal).catch(() => undefined);
           }
-          return;
-        } catch (e) {
-          lastError = errorMessage(e);
-          logger.debug(`teardownBuilders: ${id} round ${round}: ${lastError}`);
-          if (round < attempts) await clock.sleep(pauseMs, signal).catch(() => undefined);
         }
-      }
-      if (signal.aborted && lastError === '') lastError = 'no time left to tear it down';
-      report.failed.push({id, error: lastError});
-    })
-  );
+        if (signal.aborted && lastError === '') lastError = 'no time left to tear it down';
+        report.failed.push({id, error: lastError});
+      })
+    );
+  } finally {
+    limit.dispose();
+  }
   return report;
+}
+
+/** Another round may help: no answer, 408, 429, 5xx, or anything not from the API. A 4xx answer will not change. */
+function worthAnotherRound(e: unknown): boolean {
+  if (!(e instanceof ApiError) || e.status === undefined) return true;
+  return e.status === 408 || e.status === 429 || e.status >= 500;
 }

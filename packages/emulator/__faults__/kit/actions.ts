@@ -68,7 +68,7 @@ export const BUILD_PUSH: ActionUnderTest = {
   buildCommand: 'build'
 };
 
-/** bake: flip `fallback`, `call` or `checksPushAndLoad` once it has that input or check. */
+/** bake: flip `call` or `checksPushAndLoad` once it has that input or check. */
 export const BAKE: ActionUnderTest = {
   name: 'bake',
   main: dist('bake', 'main'),
@@ -77,7 +77,7 @@ export const BAKE: ActionUnderTest = {
   workspace: {'docker-bake.hcl': 'target "default" {\n  tags = ["user/app:faults"]\n}\n'},
   builds: true,
   tearsDownInMain: true,
-  fallback: false,
+  fallback: true,
   platforms: false,
   call: false,
   buildCommand: 'bake',

@@ -1,0 +1,61 @@
+import type {BuilderSize} from '../billing/price-table.js';
+import type {CacheReport} from '../docker/cache-report.js';
+
+/** What happened to a builder at the end: the billing question of the report. */
+export type TeardownOutcome =
+  /** Teardown answered: billing stopped at tornDownAt. */
+  | 'torn-down'
+  /** The service no longer had it (idle time-out, …): billing stopped at some time before tornDownAt. */
+  | 'already-gone'
+  /** Teardown failed: the builder may still be billed. */
+  | 'failed'
+  /** Teardown has not run: the builder is still billed. */
+  | 'pending';
+
+/** One assigned builder, as main and post saw it. Times are epoch milliseconds of one clock. */
+export interface BuilderRecord {
+  id: string;
+  profile: string;
+  /** The builder's arch as the service reported it ("amd64", "amd64,arm64"), when it did. */
+  arch?: string;
+  /** Row of the price table (readBuilderSize / parseBuilderSize), when known. */
+  size?: BuilderSize;
+  /** isMultiArch of the builder; undefined when unknown (the price is then unknown too). */
+  multiArch?: boolean;
+  assignedAt: number;
+  readyAt?: number;
+  buildMs?: number;
+  /** When teardown answered (or found the builder gone). */
+  tornDownAt?: number;
+  /** Defaults to 'torn-down' when tornDownAt is set, else 'pending'. */
+  teardown?: TeardownOutcome;
+}
+
+/** How one build attempt ended. */
+export type AttemptOutcome = 'success' | 'infrastructure' | 'user' | 'unknown' | 'cancelled' | 'timeout';
+
+/** One build attempt (a retry on new builders is a new attempt). */
+export interface AttemptRecord {
+  /** 1, 2, … */
+  n: number;
+  builderIds: string[];
+  outcome: AttemptOutcome;
+  /** Why it ended that way, one line (for a retry: why it was retried). */
+  reason?: string;
+  buildMs?: number;
+  cache?: CacheReport;
+}
+
+/** Everything the job summary reports about one action step. */
+export interface RunRecord {
+  action: 'configure' | 'build-push' | 'bake';
+  outcome: 'success' | 'failure' | 'cancelled' | 'timeout';
+  /** For a failure (or timeout): the phase that failed, e.g. "assign", "readiness", "buildx setup", "build". */
+  phase?: string;
+  /** The last lines of the error, oldest first. Secrets must already be removed. */
+  errorTail?: string[];
+  builders: BuilderRecord[];
+  attempts: AttemptRecord[];
+  /** When the step ended (post): "now" for a builder that is still billed. */
+  endedAt: number;
+}

@@ -1,11 +1,20 @@
 import {describe, expect, test} from '@jest/globals';
-import {realpathSync} from 'node:fs';
+import {readFileSync, realpathSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {lastLine, NodeExec} from '../src/exec.js';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {KILL_GRACE_MS, lastLine, NodeExec} from '../src/exec.js';
 import {RecordingLogger} from './fakes/recording-logger.js';
 
 const node = process.execPath;
 const js = (code: string): string[] => ['-e', code];
+/** sh tree.sh hang|exit: prints `grandchild <pid>` of a sleep that ignores SIGTERM/SIGINT and holds the pipes. */
+const TREE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/tree.sh');
+/** node --import tsx exit-mid-command.ts: exits while NodeExec runs `tree.sh hang`, after printing the grandchild's pid. */
+const EXIT_MID_COMMAND = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/exit-mid-command.ts');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The runner kills the step 10 s after its SIGINT; stopping docker must take well under that. */
+const RUNNER_WINDOW_SAFETY_MS = 9000;
 
 describe('NodeExec', () => {
   test('captures stdout and stderr and the exit code 0', async () => {
@@ -134,6 +143,117 @@ describe('NodeExec', () => {
     });
     expect(res.stdout).toBe('quiet\n');
     expect(logger.messages('info')).toEqual([]);
+  });
+});
+
+/** No such process, or a zombie (killed, not yet reaped by whoever inherited it): it holds no pipe and runs nothing. */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    throw e;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** Polls until the process is gone; false if it is still there after `withinMs`. */
+async function goneWithin(pid: number, withinMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (!gone(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** A logger that reports the grandchild's pid the moment tree.sh prints it. */
+function treeLogger(onGrandchild?: (pid: number) => void): {logger: RecordingLogger; pid: () => number} {
+  const logger = new RecordingLogger();
+  let pid = 0;
+  const info = logger.info.bind(logger);
+  logger.info = (message: string) => {
+    info(message);
+    const m = /^grandchild (\d+)$/.exec(message);
+    if (m) {
+      pid = Number(m[1]);
+      onGrandchild?.(pid);
+    }
+  };
+  return {logger, pid: () => pid};
+}
+
+describe('NodeExec: the process tree', () => {
+  test('abort stops the whole tree: a grandchild that ignores SIGTERM and holds the pipes is SIGKILLed', async () => {
+    const controller = new AbortController();
+    let abortedAt = 0;
+    const {logger, pid} = treeLogger(() => {
+      abortedAt = Date.now();
+      controller.abort();
+    });
+    const res = await new NodeExec({logger}).run('sh', [TREE, 'hang'], {signal: controller.signal});
+    const elapsed = Date.now() - abortedAt;
+    expect(pid()).toBeGreaterThan(0);
+    // The command itself died of the SIGTERM; the grandchild outlived it until the group's SIGKILL.
+    expect(res).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'aborted'});
+    expect(elapsed).toBeGreaterThanOrEqual(KILL_GRACE_MS - 100);
+    expect(elapsed).toBeLessThan(RUNNER_WINDOW_SAFETY_MS);
+    expect(await goneWithin(pid())).toBe(true);
+  });
+
+  test('the time limit stops the whole tree the same way', async () => {
+    const {logger, pid} = treeLogger();
+    const started = Date.now();
+    const res = await new NodeExec({logger}).run('sh', [TREE, 'hang'], {timeoutMs: 1500});
+    expect(pid()).toBeGreaterThan(0);
+    expect(res).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'timeout'});
+    expect(Date.now() - started).toBeLessThan(1500 + RUNNER_WINDOW_SAFETY_MS);
+    expect(await goneWithin(pid())).toBe(true);
+  });
+
+  test('a command that exits while a grandchild holds the pipes resolves without waiting for it', async () => {
+    const {logger, pid} = treeLogger();
+    try {
+      const res = await new NodeExec({logger}).run('sh', [TREE, 'exit']);
+      expect(res).toEqual({exitCode: 0, stdout: `grandchild ${pid()}\n`, stderr: ''});
+      // Resolved while the grandchild (60 s of sleep) still runs: nothing waited for its pipes to close.
+      expect(gone(pid())).toBe(false);
+    } finally {
+      if (pid() > 0 && !gone(pid())) process.kill(pid(), 'SIGKILL');
+    }
+    expect(await goneWithin(pid())).toBe(true);
+  });
+
+  test('our process exiting while a command runs takes the command’s whole group with it', async () => {
+    const res = await new NodeExec().run(node, ['--import', 'tsx', EXIT_MID_COMMAND], {cwd: ROOT, timeoutMs: 20000});
+    const pid = Number(/^grandchild (\d+)$/m.exec(res.stdout)?.[1] ?? 0);
+    expect({exitCode: res.exitCode, reported: pid > 0, stderr: res.stderr}).toEqual({
+      exitCode: 0,
+      reported: true,
+      stderr: ''
+    });
+    try {
+      expect(await goneWithin(pid)).toBe(true);
+    } finally {
+      if (!gone(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  test('output written just before the command exits is all read', async () => {
+    const res = await new NodeExec().run(
+      node,
+      js('process.stdout.write("x".repeat(1 << 20)); process.stderr.write("end"); process.exitCode = 3;')
+    );
+    expect({exitCode: res.exitCode, length: res.stdout.length, stderr: res.stderr}).toEqual({
+      exitCode: 3,
+      length: 1 << 20,
+      stderr: 'end'
+    });
   });
 });
 

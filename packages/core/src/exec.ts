@@ -2,12 +2,38 @@ import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
 import type {Logger} from './logger.js';
 
+/**
+ * How long a stopped command's process group has between SIGTERM and SIGKILL. The runner cancels a step
+ * with SIGINT to the step's node process, SIGTERM 7.5 s later and a kill 2.5 s after that (actions/runner
+ * src/Runner.Sdk/ProcessInvoker.cs: `_sigintTimeout` 7500 ms, `_sigtermTimeout` 2500 ms,
+ * CancelAndKillProcessTree). After the SIGINT, main must stop docker and then tear the builders down
+ * (CANCEL_TEARDOWN_MS, 5 s, in docker/remote-build.ts): 2 s + PIPE_DRAIN_MS + 5 s ≈ 7.2 s ends before the
+ * runner's SIGTERM, and leaves ~2.8 s of slack before its kill for a loaded machine. docker and buildx
+ * stop a build on SIGTERM as on SIGINT (moby/buildkit util/appcontext: the first termination signal
+ * cancels the command's context), so SIGKILL only ever hits a process that ignored that. SIGTERM rather
+ * than SIGINT: programs that treat SIGINT as an interactive Ctrl-C still stop, and callers keep exit 143.
+ * (A hung `buildx rm` in that teardown is itself stopped this way: rm's 5 s limit + KILL_GRACE_MS.)
+ */
+export const KILL_GRACE_MS = 2000;
+
+/**
+ * After the command itself exits, how long its output may still arrive before the pipes are closed. A
+ * process it started (buildx is a child of the docker CLI) can hold the pipes open: never wait for it.
+ */
+export const PIPE_DRAIN_MS = 150;
+
+/** While stopping, how often to check whether anything is left in the command's process group. */
+const GROUP_POLL_MS = 50;
+
+/** Process groups are a POSIX notion; on Windows only the command itself is signalled. */
+const GROUPS = process.platform !== 'win32';
+
 export interface ExecOpts {
   /** Extra environment, merged over process.env. */
   env?: Record<string, string>;
-  /** Kill the command (SIGTERM, then SIGKILL 2 s later) after this many ms. */
+  /** Stop the command and everything it started (SIGTERM, SIGKILL KILL_GRACE_MS later) after this many ms. */
   timeoutMs?: number;
-  /** Kill the command when this aborts. */
+  /** Stop the command and everything it started (as for timeoutMs) when this aborts. */
   signal?: AbortSignal;
   /** Do not echo output lines to the logger. */
   silent?: boolean;
@@ -34,6 +60,17 @@ export interface NodeExecOpts {
 /**
  * NodeExec runs programs with child_process.spawn: argv only, never a shell. It exists instead of
  * @actions/exec because we need time limits and cancellation, which @actions/exec does not offer.
+ *
+ * Each command runs in its own process group, so that stopping it reaches what it started (the docker
+ * CLI runs buildx as a child process): SIGTERM to the group, SIGKILL KILL_GRACE_MS later if anything in it
+ * is left. The result comes once the command has exited (and, when it was stopped, its group is gone or
+ * SIGKILLed) and its output has drained, PIPE_DRAIN_MS at most: a process that keeps the pipes open cannot
+ * hold the step.
+ * If our own process exits first, live groups are SIGKILLed on the way out. A SIGKILL of our process
+ * cannot be caught: the runner's kill at +10 s hits the node process only (NixKillProcessTree is
+ * Process.Kill()), and whatever it started lives on until the runner's orphan cleanup at the end of the
+ * job (src/Runner.Worker/JobExtension.cs: processes carrying the job's RUNNER_TRACKING_ID) — hence
+ * stopping docker well before that kill.
  */
 export class NodeExec implements Exec {
   private readonly logger?: Logger;
@@ -48,12 +85,28 @@ export class NodeExec implements Exec {
       let stdout = '';
       let stderr = '';
       let killed: ExecResult['killed'];
+      let exited: {code: number | null; signal: NodeJS.Signals | null} | undefined;
+      let pipesClosed = false;
+      let sigkillSent = false;
       let settled = false;
+      const timers = new Set<NodeJS.Timeout>();
+      const after = (ms: number, fn: () => void): NodeJS.Timeout => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          fn();
+        }, ms);
+        timers.add(timer);
+        return timer;
+      };
       const child = spawn(command, args, {
         env: opts.env ? {...process.env, ...opts.env} : process.env,
         cwd: opts.cwd,
-        stdio: ['ignore', 'pipe', 'pipe']
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: GROUPS
       });
+      const group = GROUPS && child.pid !== undefined ? new ProcessGroup(child.pid) : undefined;
+      if (group) killOnExit(group);
+
       const echo = (line: string): void => {
         if (!opts.silent && line !== '') this.logger?.info(line);
       };
@@ -76,29 +129,111 @@ export class NodeExec implements Exec {
         stderr += d;
         errLines(d);
       });
-      const kill = (why: NonNullable<ExecResult['killed']>): void => {
-        if (settled || killed) return;
-        killed = why;
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+
+      const signalTree = (sig: NodeJS.Signals): void => {
+        if (group) group.signal(sig);
+        else child.kill(sig);
       };
-      const timer = opts.timeoutMs !== undefined ? setTimeout(() => kill('timeout'), opts.timeoutMs) : undefined;
+      const kill = (why: NonNullable<ExecResult['killed']>): void => {
+        // A command that already exited ended on its own; its output is draining.
+        if (settled || killed || exited) return;
+        killed = why;
+        signalTree('SIGTERM');
+        after(KILL_GRACE_MS, () => {
+          sigkillSent = true;
+          signalTree('SIGKILL');
+          settleWhenDone();
+        });
+      };
+      const timer = opts.timeoutMs !== undefined ? after(opts.timeoutMs, () => kill('timeout')) : undefined;
       const onAbort = (): void => kill('aborted');
       if (opts.signal?.aborted) onAbort();
       opts.signal?.addEventListener('abort', onAbort, {once: true});
+
       const finish = (exitCode: number, extraErr = ''): void => {
         if (settled) return;
         settled = true;
-        if (timer) clearTimeout(timer);
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        if (group) liveGroups.delete(group);
         opts.signal?.removeEventListener('abort', onAbort);
+        child.stdout.destroy();
+        child.stderr.destroy();
         outLines('', true);
         errLines('', true);
         resolve({exitCode, stdout, stderr: stderr + extraErr, ...(killed ? {killed} : {})});
       };
+      let polling = false;
+      let draining = false;
+      // Called on every event that may end the run: exit, the pipes closing, a group check, the SIGKILL.
+      const settleWhenDone = (): void => {
+        if (settled || !exited) return;
+        // A stopped command's group must be gone (or SIGKILLed) first, whoever holds the pipes.
+        if (killed && !sigkillSent && group?.alive()) {
+          if (!polling) {
+            polling = true;
+            after(GROUP_POLL_MS, () => {
+              polling = false;
+              settleWhenDone();
+            });
+          }
+          return;
+        }
+        const {code, signal} = exited;
+        const exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1);
+        if (pipesClosed) return finish(exitCode);
+        if (!draining) {
+          draining = true;
+          after(PIPE_DRAIN_MS, () => finish(exitCode));
+        }
+      };
       child.on('error', err => finish(127, `${command}: ${err.message}`));
-      child.on('close', (code, sig) => finish(code ?? (sig ? 128 + (constants.signals[sig] ?? 0) : 1)));
+      child.on('exit', (code, signal) => {
+        exited = {code, signal};
+        if (timer) clearTimeout(timer);
+        settleWhenDone();
+      });
+      child.on('close', () => {
+        pipesClosed = true;
+        settleWhenDone();
+      });
     });
   }
+}
+
+/** The process group a command leads (its pgid is its pid); signals to a group that is gone are no-ops. */
+class ProcessGroup {
+  constructor(private readonly pgid: number) {}
+
+  signal(sig: NodeJS.Signals | 0): boolean {
+    try {
+      process.kill(-this.pgid, sig);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ESRCH') return false;
+      // EPERM: a member we may not signal (it changed its uid); it is still there.
+      if (code === 'EPERM') return true;
+      throw e;
+    }
+  }
+
+  alive(): boolean {
+    return this.signal(0);
+  }
+}
+
+/** Groups of commands still running; SIGKILLed if our process exits before they are done. */
+const liveGroups = new Set<ProcessGroup>();
+let exitHooked = false;
+
+function killOnExit(group: ProcessGroup): void {
+  liveGroups.add(group);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) g.signal('SIGKILL');
+  });
 }
 
 /** The last non-empty line of a command's stderr (or stdout), for error messages. */

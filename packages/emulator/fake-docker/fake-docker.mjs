@@ -13,6 +13,10 @@
 // name `print`); a bake writes --metadata-file with one entry per target and fails with "exec format
 // error" when a target asks for an architecture no node of its builder has. Each call records its argv,
 // cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token).
+// FAKE_DOCKER_BUILD_STUBBORN_CHILD=1: `buildx build` starts a child that ignores SIGTERM and SIGINT and holds
+// stdout (as buildx, the docker CLI's plugin process, can), which prints `stubborn child <pid> …` once its
+// handlers are set; then both hang (the fake docker itself dies on SIGTERM, the child lives 120 s at most).
+import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
@@ -172,6 +176,13 @@ if (cmd === 'version') {
     }
     for (const name of Object.keys(definition.target)) console.log(`#1 [${name}] DONE 0.0s`);
   }
+} else if (cmd === 'build' && process.env.FAKE_DOCKER_BUILD_STUBBORN_CHILD === '1') {
+  console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
+  const child =
+    'process.on("SIGTERM", () => {}); process.on("SIGINT", () => {}); setTimeout(() => {}, 120000);' +
+    'console.log(`stubborn child ${process.pid} holds stdout and ignores SIGTERM and SIGINT`);';
+  spawn(process.execPath, ['-e', child], {stdio: ['ignore', 'inherit', 'inherit']});
+  setInterval(() => undefined, 1000);
 } else if (cmd === 'build') {
   console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
   if (!maybeFault(cmd)) {

@@ -4,7 +4,7 @@ import {unionPlatforms} from '../buildx/platforms.js';
 import type {Buildx} from '../buildx/buildx.js';
 import {abortReason, type Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
-import {NodeExec, type Exec} from '../exec.js';
+import {KILL_GRACE_MS, NodeExec, PIPE_DRAIN_MS, type Exec} from '../exec.js';
 import type {Credentials, FallbackMode} from '../inputs.js';
 import type {BuilderApi} from '../lifecycle/builder-api.js';
 import {createBuilderApiClient} from '../lifecycle/builder-api-client.js';
@@ -326,7 +326,10 @@ async function tearDownNow(
   why: string
 ): Promise<TeardownReport> {
   const report = await lifecycle.release(
-    signal?.aborted ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS} : {}
+    // Cancelled: docker took up to KILL_GRACE_MS + PIPE_DRAIN_MS to stop; buildx rm must leave room before the runner's kill.
+    signal?.aborted
+      ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS - KILL_GRACE_MS - PIPE_DRAIN_MS}
+      : {}
   );
   const done = [...report.tornDown, ...report.alreadyGone];
   if (done.length > 0) io.logger.info(`Tore down ${done.join(', ')} ${why}`);

@@ -56,6 +56,18 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
         assignTimeoutMs: inputs.timeout + DEFAULT_IN_FLIGHT_GRACE_MS + 1000
       });
   try {
+    // buildx is checked before anything is assigned: a runner without it bills nothing.
+    if (inputs['setup-buildx']) {
+      try {
+        io.logger.info(`docker buildx ${await buildx.version({signal: deps.signal})}`);
+      } catch (e) {
+        if (deps.signal?.aborted) throw new CancelledError(`${errorMessage(e)} while checking docker buildx`);
+        throw new Error(
+          `${errorMessage(e)}: run on a runner with the Docker CLI and buildx, or set "${Input.SetupBuildx}: false" to only assign the builders; nothing was assigned`,
+          {cause: e}
+        );
+      }
+    }
     const lifecycle = new BuilderLifecycle({
       api,
       apiUrl: inputs['api-url'],
@@ -67,33 +79,13 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
       ...(deps.probe ? {probe: deps.probe} : {}),
       ...(deps.schedule ? {schedule: deps.schedule} : {})
     });
-    // The assignment goes first, so the builder boots while buildx is checked here.
-    const stop = new AbortController();
     const provisioning = lifecycle.provision({
       profiles: inputs['profile-name'],
       timeoutMs: inputs.timeout,
       setupBuildx: inputs['setup-buildx'],
       use: inputs.use,
-      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal
+      ...(deps.signal ? {signal: deps.signal} : {})
     });
-    provisioning.catch(() => undefined);
-    if (inputs['setup-buildx']) {
-      try {
-        io.logger.info(`docker buildx ${await buildx.version({signal: deps.signal})}`);
-      } catch (e) {
-        if (deps.signal?.aborted) {
-          // Cancelled: provision tears down and names the phase it was in.
-          await provisioning;
-        }
-        // provision sees the abort, tears down what it assigned, then rejects.
-        stop.abort(new CancelledError(`Stopped (${errorMessage(e)})`));
-        await provisioning.catch(() => undefined);
-        throw new Error(
-          `${errorMessage(e)}: run on a runner with the Docker CLI and buildx, or set "${Input.SetupBuildx}: false" to only assign the builders`,
-          {cause: e}
-        );
-      }
-    }
     let builder: ProvisionedBuilder;
     try {
       builder = await provisioning;

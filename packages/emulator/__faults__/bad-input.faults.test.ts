@@ -111,7 +111,8 @@ const CASES: BadInput[] = [
   {
     id: 'api-key with a zero-width space from copy-paste: refused as bad input, not sent (never echoed)',
     job: {inputs: {'api-key': 'rb_key_part_one\u200brb_key_part_two'}},
-    error: /Input "api-key": contains a zero-width space \(U\+200B\) at character 16 of 31: an API key is visible ASCII only; copy it again from the web UI/,
+    error:
+      /Input "api-key": contains a zero-width space \(U\+200B\) at character 16 of 31: an API key is visible ASCII only; copy it again from the web UI/,
     neverShown: 'rb_key_part_one'
   },
   {
@@ -167,6 +168,17 @@ const CASES: BadInput[] = [
     error: /Input "call": "colour=red" is not a field of call: use format=json or ignorestatus=true/
   },
   {
+    id: 'docker buildx missing or broken: refused before anything is assigned',
+    job: {env: {FAKE_DOCKER_FAIL: 'version'}},
+    error: /buildx.*fake docker: version failed as requested/
+  },
+  {
+    id: 'bake: files names a file that does not exist (bake --print fails): refused before anything is assigned',
+    appliesTo: a => a.name === 'bake',
+    job: {inputs: {files: 'no-such-bake.hcl'}},
+    error: /Failed to resolve the bake definition \(docker buildx bake .*--print\)/
+  },
+  {
     id: 'fallback not a mode',
     appliesTo: a => a.fallback,
     job: {inputs: {fallback: 'remote'}},
@@ -212,7 +224,8 @@ describe('bad input fails before any assignment, naming the input and the fix', 
       expect(job.error).toMatch(c.error);
       // Nothing assigned, nothing asked: the service never heard of this run.
       expect(job.state).toBeUndefined();
-      expect(job.dockerCalls.filter(argv => argv[1] !== 'version')).toEqual([]);
+      // Only local checks ran: buildx version, and bake's definition (bake --print).
+      expect(job.dockerCalls.filter(argv => argv[1] !== 'version' && !argv.includes('--print'))).toEqual([]);
       expect(job.posts[0]?.exitCode).toBe(0);
       expect(job.posts[0]?.stdout).toMatch(/Nothing to clean up/);
       expect(job.leaks).toEqual([]);

@@ -43,10 +43,56 @@ const ASSIGN: Scenario[] = [
     expect: {
       exit: 1,
       error,
+      // A 5xx does not say whether the service assigned first: the user is told a builder may be billed.
+      ...(status >= 500
+        ? {
+            warnings: [
+              new RegExp(
+                `The assignment from profile "p" failed with HTTP ${status}, which does not say whether a builder was assigned first; if the service processed it, a builder may be billed`
+              )
+            ]
+          }
+        : {noWarnings: true}),
       assigned: 0,
       also: ({emu}) => expect(requests(emu, 'assign')).toHaveLength(1)
     }
   })),
+  {
+    id: 'assign 500 after the service assigned (processed, then failed): warned, and the error says a builder may be billed',
+    setup: emu => emu.addFault({route: 'assign', status: 500, processFirst: true, times: 1}),
+    expect: {
+      exit: 1,
+      error: /HTTP 500.*a builder may have been assigned and billed anyway: check the web UI and tear it down/,
+      warnings: [/failed with HTTP 500, which does not say whether a builder was assigned first/],
+      assigned: 1,
+      billed: 'unknowable'
+    }
+  },
+  {
+    id: 'assign 404 because api-url has a wrong path: the error names both causes and api-url',
+    job: {apiUrlSuffix: '/wrong-prefix'},
+    expect: {
+      exit: 1,
+      error:
+        /Failed to assign builder: HTTP 404.*unknown builder profile "p": check profile-name against the builder profiles in the web UI; or api-url \(http:\/\/127\.0\.0\.1:\d+\/wrong-prefix\) is not the service's API base/,
+      assigned: 0
+    }
+  },
+  {
+    id: 'assign answered by a redirect: not followed (the key stays here), the error names where it points',
+    setup: emu =>
+      emu.addFault({
+        route: 'assign',
+        status: 308,
+        headers: {Location: 'https://api.elsewhere.example/v2/api/v1/builders/assign'}
+      }),
+    expect: {
+      exit: 1,
+      error:
+        /Failed to assign builder: HTTP 308: .*\(the answer redirects to https:\/\/api\.elsewhere\.example\/v2\/api\/v1\/builders\/assign: redirects are not followed, so the API key is never sent elsewhere; set api-url/,
+      assigned: 0
+    }
+  },
   {
     id: 'assign 404: the unknown profile is named with the fix',
     job: {inputs: {'profile-name': 'no-such-profile'}},
@@ -149,17 +195,39 @@ const ASSIGN: Scenario[] = [
 /** Faults while waiting for the builder: details errors, builder states, TLS material. */
 const READINESS: Scenario[] = [
   {
-    id: 'details 404 twice (the id not yet known): tolerated, then ready',
-    setup: emu => emu.addFault({route: 'details', status: 404, times: 2}),
-    expect: {exit: 0, assigned: 1}
+    id: 'details 404 for the first 3 s after assign (an eventually consistent service): not visible yet, then ready',
+    setup: emu => emu.addFault({route: 'details', status: 404, times: 6}),
+    expect: {
+      exit: 0,
+      noWarnings: true,
+      assigned: 1,
+      // Backed off as for any error: never more than 4 details requests a second.
+      also: ({emu}) => expect(requests(emu, 'details').filter(r => r.status === 404)).toHaveLength(6)
+    }
   },
   {
-    id: 'details 404 every time: the builder is declared gone, torn down',
+    id: 'details 404 every time: after the 10 s grace the builder is declared gone, torn down',
     setup: emu => emu.addFault({route: 'details', status: 404}),
+    job: {inputs: {timeout: '30000'}},
     expect: {
       exit: 1,
       error: /Failed to get builder details: HTTP 404.*the builder does not exist/,
       assigned: 1
+    }
+  },
+  {
+    id: 'details request hanging: the timeout holds (not the 15 s request limit), and says the request got no answer',
+    setup: emu => emu.addFault({route: 'details', action: 'hang'}),
+    job: {inputs: {timeout: '3000'}},
+    expect: {
+      exit: 1,
+      error:
+        /was not ready in time: the details request got no answer before the readiness deadline\. Timed out after 3000 ms: the service kept failing until then, so a longer "timeout" would not help/,
+      assigned: 1,
+      also: ({job}) => {
+        // Without the fix the 15 s request limit ended the wait; with it, main ends within 3 s + start + teardown.
+        expect(job.main?.durationMs ?? Infinity).toBeLessThan(9000);
+      }
     }
   },
   {
@@ -173,7 +241,8 @@ const READINESS: Scenario[] = [
     job: {inputs: {timeout: '2000'}},
     expect: {
       exit: 1,
-      error: /was not ready in time: Failed to get builder details: HTTP 500.*Timed out after 2000 ms/,
+      error:
+        /was not ready in time: Failed to get builder details: HTTP 500.*Timed out after 2000 ms: the service kept failing until then, so a longer "timeout" would not help/,
       assigned: 1
     }
   },
@@ -249,6 +318,15 @@ const TEARDOWN: Scenario[] = [
     expect: {exit: 0, noWarnings: true, assigned: 1}
   },
   {
+    id: 'teardown asks to come back in 60 s (Retry-After): the wait is cut to the budget and the builder torn down',
+    setup: emu => emu.addFault({route: 'teardown', status: 503, headers: {'Retry-After': '60'}, times: 1}),
+    expect: {
+      exit: 0,
+      assigned: 1,
+      also: ({emu}) => expect(requests(emu, 'teardown').map(r => r.status)).toEqual([503, 200])
+    }
+  },
+  {
     id: 'teardown refused every time: main and post warn naming the builder, which stays billed',
     setup: emu => emu.addFault({route: 'teardown', status: 500}),
     expect: a => ({
@@ -299,6 +377,23 @@ const SIGNALS: Scenario[] = [
         exit: 1,
         error: cancelled(signal, 'while assigning a builder from profile "p"'),
         assigned: 1
+      }
+    },
+    {
+      id: `${signal} during readiness while the teardown is refused: the error names the builder that may still be billed`,
+      setup: emu => emu.addFault({route: 'teardown', status: 401}),
+      job: {
+        inputs: {'profile-name': 'slow'},
+        mainSignals: [{signal, whenOutputMatches: ASSIGNED, afterMs: 300}],
+        cancelLikeRunner: true
+      },
+      expect: {
+        exit: 1,
+        error: new RegExp(
+          `Cancelled by ${signal} (while waiting for builders to be ready|while preparing the build); NOT torn down, may still be billed: bld_\\w+ \\(Failed to tear down builder: HTTP 401`
+        ),
+        assigned: 1,
+        billed: 'named'
       }
     },
     {

@@ -36,6 +36,8 @@ export interface JobOpts {
   inputs?: Record<string, string>;
   /** Inputs removed from the defaults (e.g. api-key). */
   without?: string[];
+  /** Appended to the emulator's URL for the default api-url (e.g. a wrong path prefix). */
+  apiUrlSuffix?: string;
   env?: Record<string, string>;
   mainSignals?: SignalSpec[];
   cancelLikeRunner?: boolean;
@@ -82,7 +84,7 @@ export async function runJob(opts: JobOpts): Promise<JobResult> {
   const {action, emu} = opts;
   const work = mkdtempSync(join(tmpdir(), `faults-${action.name}-`));
   const inputs: Record<string, string> = {
-    'api-url': emu.url,
+    'api-url': emu.url + (opts.apiUrlSuffix ?? ''),
     'api-key': API_KEY,
     'profile-name': 'p',
     timeout: '10000',

@@ -1,0 +1,118 @@
+import type {BuilderDetails, BuilderMetadata} from '../api/types.js';
+import {abortReason} from '../clock.js';
+import {DeadlineError, linkedSignal} from '../deadline.js';
+import {ApiError, errorMessage} from '../errors.js';
+import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
+import type {BuilderApi} from './builder-api.js';
+import type {ReadyBuilder} from './readiness.js';
+import type {TlsProbe} from './tls-probe.js';
+
+/** What checkBuilderHealth found: ready, or not with the reason (a clause: "its status is \"failed\""). */
+export type BuilderHealth = {ready: true} | {ready: false; why: string};
+
+export interface BuilderHealthOpts {
+  api: BuilderApi;
+  probe: TlsProbe;
+  signal?: AbortSignal;
+  /** Time limit of each of the two calls (the details request, then the TLS probe). Default 5000. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
+
+/** Statuses after which a builder never comes back. */
+const LOST_STATUSES = new Set(['failed', 'error', 'terminated', 'deleted']);
+const PEM_FIELDS = ['ca', 'client_cert', 'client_key'] as const;
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]+-----END [A-Z0-9 ]+-----/;
+
+/** Why these details say the builder is gone for good (status failed, error, terminated, deleted), or undefined. */
+export function lostStatusOf(details: BuilderDetails): string | undefined {
+  const status = typeof details.status === 'string' ? details.status.toLowerCase() : undefined;
+  return status !== undefined && LOST_STATUSES.has(status) ? `its status is "${details.status}"` : undefined;
+}
+
+/**
+ * Why a failed details request says the builder no longer exists, or undefined. Only for a builder that was
+ * ready before: then a 404 (or 410) means it is gone, not that the service has not caught up yet.
+ */
+export function goneAnswerOf(e: unknown): string | undefined {
+  return e instanceof ApiError && (e.status === 404 || e.status === 410)
+    ? `the service no longer knows it (details answered HTTP ${e.status})`
+    : undefined;
+}
+
+/**
+ * One-shot check that a builder found ready earlier still is, e.g. before retrying a build on it: one details
+ * request (status ready or absent, host and PEMs present, the same endpoint as before), then one mutual-TLS
+ * probe with the material the builder was configured with. Resolves `{ready: false, why}` on anything wrong,
+ * including a service that does not answer; throws only the abort reason of `signal`.
+ */
+export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHealthOpts): Promise<BuilderHealth> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
+  throwIfAborted(opts.signal);
+  let details: BuilderDetails;
+  const limit = linkedSignal({
+    parents: [opts.signal],
+    timeoutMs,
+    onTimeout: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
+  });
+  try {
+    details = await opts.api.getBuilderDetails(builder.id, {signal: limit.signal, retry: false});
+  } catch (e) {
+    throwIfAborted(opts.signal);
+    const gone = goneAnswerOf(e);
+    if (gone) return notReady(gone);
+    if (limit.signal.aborted) return notReady(errorMessage(abortReason(limit.signal)));
+    return notReady(`its details could not be read: ${errorMessage(e)}`);
+  } finally {
+    limit.dispose();
+  }
+  const problem = examine(builder, details);
+  if (problem !== undefined) return notReady(problem);
+
+  const {hostname, port} = builder.endpoint;
+  try {
+    await opts.probe({hostname, port, pems: builder.pems, timeoutMs, ...(opts.signal ? {signal: opts.signal} : {})});
+  } catch (e) {
+    throwIfAborted(opts.signal);
+    return notReady(`the TLS check of ${hostname}:${port} failed: ${errorMessage(e)}`);
+  }
+  return {ready: true};
+}
+
+/** What keeps these details from describing the builder as ready at its known endpoint, or undefined. */
+function examine(builder: ReadyBuilder, details: BuilderDetails): string | undefined {
+  if (typeof details !== 'object' || details === null) return 'its details answer is not a JSON object';
+  const lost = lostStatusOf(details);
+  if (lost) return lost;
+  if (typeof details.status === 'string' && details.status.toLowerCase() !== 'ready') {
+    return `its status is "${details.status}", not "ready"`;
+  }
+  // A service may omit metadata entirely: that is missing fields, not a crash.
+  const m: Partial<BuilderMetadata> = details.metadata ?? {};
+  const field = (f: 'host' | (typeof PEM_FIELDS)[number]): string => (typeof m[f] === 'string' ? m[f] : '');
+  const missing = (['host', ...PEM_FIELDS] as const).filter(f => field(f).trim() === '');
+  if (missing.length > 0) return `its details lack ${missing.join(', ')}`;
+  const malformed = PEM_FIELDS.filter(f => !PEM_BLOCK.test(field(f)));
+  if (malformed.length > 0) return `its details carry a malformed ${malformed.join(', ')}: not a PEM block`;
+  let endpoint: BuilderEndpoint;
+  try {
+    endpoint = parseBuilderEndpoint(field('host'));
+  } catch (e) {
+    return `its details carry an unusable host: ${errorMessage(e)}`;
+  }
+  // The build would still connect to the old address: a builder that moved is not the one configured.
+  const {hostname, port} = builder.endpoint;
+  if (endpoint.hostname !== hostname || endpoint.port !== port) {
+    return `its details now name ${endpoint.hostname}:${endpoint.port} instead of ${hostname}:${port}`;
+  }
+  return undefined;
+}
+
+function notReady(why: string): BuilderHealth {
+  return {ready: false, why};
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}

@@ -37,6 +37,8 @@ describe('getInputs', () => {
       'profile-name': ['p'],
       'api-url': 'https://api.example.test',
       timeout: 600000,
+      fallback: 'none',
+      retries: 1,
       credentials: {token: 'test-key', source: 'env'}
     });
   });

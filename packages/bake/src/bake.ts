@@ -1,4 +1,5 @@
 import {
+  BuildCommandError,
   BuildFiles,
   Buildx,
   GitHubContext,
@@ -19,6 +20,7 @@ import {
   type ActionIO,
   type BakeDefinition,
   type BuilderApi,
+  type BuildContext,
   type BuildMetadata,
   type BuildTarget,
   type Clock,
@@ -118,10 +120,18 @@ export async function bake(deps: BakeDeps): Promise<BakeResult> {
       ...(deps.signal ? {signal: deps.signal} : {}),
       ...(deps.builderName ? {builderName: deps.builderName} : {}),
       fallback: inputs.fallback,
+      retries: inputs.retries,
+      report: {action: 'bake', ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
+      outputs: {
+        attempts: Output.Attempts,
+        timeToReady: Output.TimeToReady,
+        cachedSteps: Output.CachedSteps,
+        cacheRatio: Output.CacheRatio
+      },
       exec,
       docker,
       prepare: () => prepare(step),
-      build: (prepared, target) => build(step, prepared, target)
+      build: (prepared, target, ctx) => build(step, prepared, target, ctx)
     });
   } finally {
     files.remove();
@@ -192,8 +202,9 @@ async function resolveDefinition(step: Step): Promise<{definition: BakeDefinitio
   return {definition, printed: res.stdout.trim()};
 }
 
-async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BakeResult> {
-  const {io, signal} = step.deps;
+async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: BuildContext): Promise<BakeResult> {
+  const {io} = step.deps;
+  const {signal} = ctx;
   const {argsEnv} = prepared;
   const inputs: Inputs = {...prepared.inputs, builder: target.name};
   await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
@@ -212,6 +223,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget): Promi
     ...(signal ? {signal} : {})
   });
   const buildMs = step.clock.now() - started;
+  ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`, targets: Object.keys(argsEnv.definition.target)});
   if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'during the bake; the bake was stopped');
 
   // docker sets `metadata` from the metadata file before it reports a failed bake.
@@ -223,7 +235,9 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget): Promi
       io.setOutput(Output.Metadata, text);
     });
   }
-  if (res.exitCode !== 0) throw new Error(`buildx bake failed with: ${lastLine(res)}`);
+  if (res.exitCode !== 0) {
+    throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
+  }
 
   if (buildSummaryEnabled(io)) {
     await io

@@ -5,7 +5,9 @@ import {
   InputError,
   isRemoteBakeRef,
   parseBooleanInput,
+  parseBuilderSizeInput,
   parseFallbackMode,
+  parseRetries,
   parseInputList,
   parseProfileNames,
   parseTimeoutMs,
@@ -14,6 +16,7 @@ import {
   resolveCredentials,
   resolveProvenanceInput,
   type ActionIO,
+  type BuilderSize,
   type Credentials,
   type FallbackMode
 } from '@remote-builder-actions/core';
@@ -39,12 +42,18 @@ export enum Input {
   ApiKey = 'api-key',
   ApiUrl = 'api-url',
   Timeout = 'timeout',
-  Fallback = 'fallback'
+  Fallback = 'fallback',
+  Retries = 'retries',
+  BuilderSize = 'builder-size'
 }
 
-/** Outputs of actions/bake/action.yml (docker's one). */
+/** Outputs of actions/bake/action.yml: docker's one, then ours. */
 export enum Output {
-  Metadata = 'metadata'
+  Metadata = 'metadata',
+  Attempts = 'attempts',
+  TimeToReady = 'time-to-ready',
+  CachedSteps = 'cached-steps',
+  CacheRatio = 'cache-ratio'
 }
 
 /** State keys of this action besides core's State.Builder. */
@@ -85,6 +94,10 @@ export interface Inputs {
   timeout: number;
   /** When no remote builder can be had for service reasons: fail (`none`) or bake on a local builder (`local`). */
   fallback: FallbackMode;
+  /** Extra builds after an infrastructure failure. */
+  retries: number;
+  /** The builders' size for the cost in the summary, when given. */
+  'builder-size'?: BuilderSize;
   /** Undefined when `builder` is set. */
   credentials?: Credentials;
 }
@@ -124,6 +137,8 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
     timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
     fallback: parseFallbackMode(io.getInput(Input.Fallback), Input.Fallback),
+    retries: parseRetries(io.getInput(Input.Retries), Input.Retries),
+    ...optionalSize(parseBuilderSizeInput(io.getInput(Input.BuilderSize), Input.BuilderSize)),
     ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
   };
 }
@@ -174,4 +189,8 @@ function checkRemoteDefinitions(files: string[], source: string): void {
       `only one remote bake definition can be used, got ${remotes.join(' and ')}: ${source !== '' && files.some(isRemoteBakeRef) ? `set "${Input.Source}" to "." or ` : ''}keep one remote definition`
     );
   }
+}
+
+function optionalSize(size: BuilderSize | undefined): {'builder-size'?: BuilderSize} {
+  return size ? {'builder-size': size} : {};
 }

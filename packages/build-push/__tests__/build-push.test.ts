@@ -47,6 +47,7 @@ function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Re
     setOutput: (n, v) => (outputs[n] = v),
     exportVariable: () => undefined,
     writeSummary: async s => void summaries.push(s),
+    writeMarkdownSummary: async () => undefined,
     setFailed: () => undefined
   };
   return {io, lines, outputs, summaries};

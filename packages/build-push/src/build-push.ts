@@ -1,4 +1,5 @@
 import {
+  BuildCommandError,
   BuildFiles,
   Buildx,
   GitHubContext,
@@ -19,6 +20,7 @@ import {
   versionAtLeast,
   type ActionIO,
   type BuilderApi,
+  type BuildContext,
   type BuildResult,
   type BuildTarget,
   type Clock,
@@ -100,10 +102,18 @@ export async function buildPush(deps: BuildPushDeps): Promise<BuildPushResult> {
       ...(deps.signal ? {signal: deps.signal} : {}),
       ...(deps.builderName ? {builderName: deps.builderName} : {}),
       fallback: inputs.fallback,
+      retries: inputs.retries,
+      report: {action: 'build-push', ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
+      outputs: {
+        attempts: Output.Attempts,
+        timeToReady: Output.TimeToReady,
+        cachedSteps: Output.CachedSteps,
+        cacheRatio: Output.CacheRatio
+      },
       exec,
       docker,
       prepare: () => prepare(step),
-      build: (prepared, target) => build(step, prepared, target)
+      build: (prepared, target, ctx) => build(step, prepared, target, ctx)
     });
   } finally {
     // The secret files go with it.
@@ -144,8 +154,9 @@ async function prepare(step: Step): Promise<Prepared> {
   return {inputs, argsEnv};
 }
 
-async function build(step: Step, prepared: Prepared, target: BuildTarget): Promise<BuildPushResult> {
-  const {io, signal} = step.deps;
+async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: BuildContext): Promise<BuildPushResult> {
+  const {io} = step.deps;
+  const {signal} = ctx;
   const inputs: Inputs = {...prepared.inputs, builder: target.name};
   checkPlatforms(io, inputs, target);
   if (inputs.push && inputs.load) checkMultipleExporters(target);
@@ -163,6 +174,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget): Promi
     ...(signal ? {signal} : {})
   });
   const buildMs = step.clock.now() - started;
+  ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`});
   if (signal?.aborted || res.killed === 'aborted')
     throw cancellation(signal, 'during the build; the build was stopped');
   if (res.exitCode !== 0) throw buildFailure(res, inputs);
@@ -237,10 +249,11 @@ function checkPlatforms(io: ActionIO, inputs: Inputs, target: BuildTarget): void
   );
 }
 
-/** docker's message for a failed build; `call: check` reports its summary line from stdout. */
+/** docker's message for a failed build (with its output, to classify it); `call: check` reports its summary line. */
 function buildFailure(res: ExecResult, inputs: Inputs): Error {
+  const output = `${res.stderr}\n${res.stdout}`;
   if (inputs.call === 'check' && res.stdout.trim() !== '') {
-    return new Error(res.stdout.trim().split('\n')[0]?.trim() || 'check failed');
+    return new BuildCommandError(res.stdout.trim().split('\n')[0]?.trim() || 'check failed', output);
   }
-  return new Error(`buildx failed with: ${lastLine(res)}`);
+  return new BuildCommandError(`buildx failed with: ${lastLine(res)}`, output);
 }

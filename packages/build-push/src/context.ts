@@ -2,7 +2,9 @@ import {
   GitHubContext,
   InputError,
   parseBooleanInput,
+  parseBuilderSizeInput,
   parseFallbackMode,
+  parseRetries,
   parseInputList,
   parseProfileNames,
   parseTimeoutMs,
@@ -10,6 +12,7 @@ import {
   resolveCredentials,
   resolveProvenanceInput,
   type ActionIO,
+  type BuilderSize,
   type Credentials,
   type FallbackMode
 } from '@remote-builder-actions/core';
@@ -53,14 +56,20 @@ export enum Input {
   ApiKey = 'api-key',
   ApiUrl = 'api-url',
   Timeout = 'timeout',
-  Fallback = 'fallback'
+  Fallback = 'fallback',
+  Retries = 'retries',
+  BuilderSize = 'builder-size'
 }
 
-/** Outputs of actions/build-push/action.yml (docker's three). */
+/** Outputs of actions/build-push/action.yml: docker's three, then ours. */
 export enum Output {
   ImageId = 'imageid',
   Digest = 'digest',
-  Metadata = 'metadata'
+  Metadata = 'metadata',
+  Attempts = 'attempts',
+  TimeToReady = 'time-to-ready',
+  CachedSteps = 'cached-steps',
+  CacheRatio = 'cache-ratio'
 }
 
 /** State keys of this action besides core's State.Builder. */
@@ -114,6 +123,10 @@ export interface Inputs {
   timeout: number;
   /** What to do when no remote builder can be had: fail, or build on a local builder. */
   fallback: FallbackMode;
+  /** Extra builds after an infrastructure failure. */
+  retries: number;
+  /** The builders' size for the cost in the summary, when given. */
+  'builder-size'?: BuilderSize;
   /** Undefined when `builder` is set. */
   credentials?: Credentials;
 }
@@ -168,6 +181,8 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
     timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
     fallback: parseFallbackMode(io.getInput(Input.Fallback), Input.Fallback),
+    retries: parseRetries(io.getInput(Input.Retries), Input.Retries),
+    ...optionalSize(parseBuilderSizeInput(io.getInput(Input.BuilderSize), Input.BuilderSize)),
     ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
   };
 }
@@ -292,4 +307,8 @@ function checkPlatforms(platforms: string[]): string[] {
     }
   }
   return platforms;
+}
+
+function optionalSize(size: BuilderSize | undefined): {'builder-size'?: BuilderSize} {
+  return size ? {'builder-size': size} : {};
 }

@@ -1,6 +1,9 @@
 import {
   Buildx,
   BuilderLifecycle,
+  BuilderTimeoutError,
+  buildSummaryEnabled,
+  RunRecorder,
   explainTimeout,
   CancelledError,
   createBuilderApiClient,
@@ -44,6 +47,14 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
   io.logger.setSecret(inputs.credentials.token);
 
   const buildx = deps.buildx ?? new Buildx({logger: io.logger});
+  // Read before the export below turns it off for later steps: post writes this step's summary.
+  const recorder = new RunRecorder({
+    action: 'configure',
+    state: io.state,
+    summary: buildSummaryEnabled(io),
+    secrets: [inputs.credentials.token],
+    ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})
+  });
   exportDockerBuildVariables(io);
 
   const api = deps.makeApi
@@ -75,6 +86,7 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
       logger: io.logger,
       buildx,
       certRoot: io.env['RUNNER_TEMP'],
+      recorder,
       ...(deps.clock ? {clock: deps.clock} : {}),
       ...(deps.probe ? {probe: deps.probe} : {}),
       ...(deps.schedule ? {schedule: deps.schedule} : {})
@@ -90,8 +102,15 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
     try {
       builder = await provisioning;
     } catch (e) {
-      throw explain(e, inputs);
+      const explained = explain(e, inputs);
+      recorder.finish(
+        deps.signal?.aborted ? 'cancelled' : e instanceof BuilderTimeoutError ? 'timeout' : 'failure',
+        explained
+      );
+      throw explained;
     }
+    // The builders stay assigned for later steps: post tears them down and reports what they cost.
+    recorder.finish('success');
     setOutputs(io, builder);
     await io
       .writeSummary(summaryOf(builder, inputs))
@@ -114,6 +133,7 @@ export function exportDockerBuildVariables(io: Pick<ActionIO, 'env' | 'exportVar
 
 function setOutputs(io: ActionIO, b: ProvisionedBuilder): void {
   io.setOutput(Output.Name, b.name);
+  io.setOutput(Output.TimeToReady, String(b.timeToReadyMs));
   io.setOutput(Output.Platforms, b.platforms.join(','));
   io.setOutput(Output.BuilderIds, b.builderIds.join(','));
   io.setOutput(

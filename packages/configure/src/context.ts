@@ -1,10 +1,12 @@
 import {
   parseBooleanInput,
+  parseBuilderSizeInput,
   parseProfileNames,
   parseTimeoutMs,
   resolveApiUrl,
   resolveCredentials,
   type ActionIO,
+  type BuilderSize,
   type Credentials
 } from '@remote-builder-actions/core';
 
@@ -15,7 +17,8 @@ export enum Input {
   ApiUrl = 'api-url',
   Timeout = 'timeout',
   Use = 'use',
-  SetupBuildx = 'setup-buildx'
+  SetupBuildx = 'setup-buildx',
+  BuilderSize = 'builder-size'
 }
 
 /** Outputs of actions/configure/action.yml. */
@@ -23,7 +26,8 @@ export enum Output {
   Name = 'name',
   Platforms = 'platforms',
   BuilderIds = 'builder-ids',
-  Nodes = 'nodes'
+  Nodes = 'nodes',
+  TimeToReady = 'time-to-ready'
 }
 
 /** Default `timeout` of the configure action (spec §4.6): 5 minutes. */
@@ -35,6 +39,8 @@ export interface Inputs {
   timeout: number;
   use: boolean;
   'setup-buildx': boolean;
+  /** The builders' size for the cost in the job summary, when given. */
+  'builder-size'?: BuilderSize;
   credentials: Credentials;
 }
 
@@ -46,6 +52,11 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
     use: parseBooleanInput(io.getInput(Input.Use), true, Input.Use),
     'setup-buildx': parseBooleanInput(io.getInput(Input.SetupBuildx), true, Input.SetupBuildx),
+    ...sizeOf(parseBuilderSizeInput(io.getInput(Input.BuilderSize), Input.BuilderSize)),
     credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)
   };
+}
+
+function sizeOf(size: BuilderSize | undefined): {'builder-size'?: BuilderSize} {
+  return size ? {'builder-size': size} : {};
 }

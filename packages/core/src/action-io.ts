@@ -20,6 +20,8 @@ export interface ActionIO {
   setOutput(name: string, value: string): void;
   exportVariable(name: string, value: string): void;
   writeSummary(summary: JobSummary): Promise<void>;
+  /** Appends GitHub-flavoured markdown to the job summary (the run report). */
+  writeMarkdownSummary(markdown: string): Promise<void>;
   setFailed(message: string): void;
   env: NodeJS.ProcessEnv;
 }

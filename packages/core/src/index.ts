@@ -50,3 +50,7 @@ export * from './report/builder-bill.js';
 export * from './report/run-report.js';
 export * from './report/time-format.js';
 export * from './report/markdown.js';
+export * from './docker/build-attempts.js';
+export * from './report/run-recorder.js';
+export * from './lifecycle/builder-watchdog.js';
+export * from './lifecycle/builder-health.js';

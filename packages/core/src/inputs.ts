@@ -1,6 +1,8 @@
 import {isIP} from 'node:net';
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/api-client.js';
 import {InputError} from './errors.js';
+import {parseBuilderSize} from './billing/builder-size.js';
+import {BUILDER_SIZES, type BuilderSize} from './billing/price-table.js';
 
 /** Environment variables the actions read. */
 export enum Env {
@@ -209,4 +211,36 @@ export function parseBooleanInput(raw: string, fallback: boolean, input: string)
 
 function hasControlChars(s: string): boolean {
   return [...s].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+}
+
+/** Most extra builds the `retries` input may ask for: each can cost a whole build on a new builder. */
+export const MAX_RETRIES = 5;
+
+/** Parses `retries`: extra builds after an infrastructure failure, 0 to MAX_RETRIES (default 1). */
+export function parseRetries(raw: string, input = 'retries'): number {
+  const text = raw.trim();
+  if (text === '') return 1;
+  if (!/^\d+$/.test(text) || Number(text) > MAX_RETRIES) {
+    throw new InputError(
+      input,
+      `"${raw}" is not a number of retries: use a whole number from 0 (never retry) to ${MAX_RETRIES}; the default is 1`
+    );
+  }
+  return Number(text);
+}
+
+/**
+ * Parses `builder-size`, the size of the profile's builders for the cost in the job summary (the service
+ * does not report it): empty for unknown, else a row of the price table such as "32x64" or "32 vCPU".
+ */
+export function parseBuilderSizeInput(raw: string, input = 'builder-size'): BuilderSize | undefined {
+  if (raw.trim() === '') return undefined;
+  const size = parseBuilderSize(raw);
+  if (size === undefined) {
+    throw new InputError(
+      input,
+      `"${raw}" is not a builder size of the price table: use one of ${BUILDER_SIZES.join(', ')} (vCPU x GB RAM, as set on the builder profile), or leave it empty`
+    );
+  }
+  return size;
 }

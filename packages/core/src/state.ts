@@ -1,6 +1,8 @@
 /** Keys under which the actions save state for their post step. */
 export enum State {
-  Builder = 'builder'
+  Builder = 'builder',
+  /** The run record for the job summary (report/run-recorder.ts). */
+  Run = 'run'
 }
 
 /** Where state goes: @actions/core saveState/getState on a runner, a map in tests. */

@@ -10,6 +10,7 @@ export class FakeActionIO implements ActionIO {
   readonly outputs = new Map<string, string>();
   readonly exported = new Map<string, string>();
   readonly summaries: JobSummary[] = [];
+  readonly markdownSummaries: string[] = [];
   readonly failures: string[] = [];
 
   constructor(
@@ -28,6 +29,9 @@ export class FakeActionIO implements ActionIO {
   }
   async writeSummary(summary: JobSummary): Promise<void> {
     this.summaries.push(summary);
+  }
+  async writeMarkdownSummary(markdown: string): Promise<void> {
+    this.markdownSummaries.push(markdown);
   }
   setFailed(message: string): void {
     this.failures.push(message);

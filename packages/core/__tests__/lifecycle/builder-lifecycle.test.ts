@@ -118,7 +118,8 @@ describe('BuilderLifecycle.provision: success', () => {
       platforms: ['linux/amd64'],
       certDir,
       timeToReadyMs: 100,
-      buildxCreated: true
+      buildxCreated: true,
+      ready: [expect.objectContaining({id: 'b1', arch: 'amd64'})]
     });
     expect(h.exec.argvs).toEqual([
       [

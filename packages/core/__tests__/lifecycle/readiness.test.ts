@@ -71,7 +71,8 @@ describe('waitForBuilderReady: ready', () => {
       endpoint: {hostname: '10.0.0.1', port: 1234, url: 'tcp://10.0.0.1:1234', defaultedPort: false},
       platforms: [],
       pems,
-      detailsRequests: 1
+      detailsRequests: 1,
+      details: readyDetails(HOST)
     });
     expect(ready).not.toHaveProperty('arch');
     expect(h.clock.sleeps).toEqual([]);

@@ -32,7 +32,11 @@ export function actionsIO(): ActionIO {
     setOutput: (name, value) => core.setOutput(name, value),
     exportVariable: (name, value) => core.exportVariable(name, value),
     setFailed: message => core.setFailed(message),
-    writeSummary: (s: JobSummary) => writeSummary(s)
+    writeSummary: (s: JobSummary) => writeSummary(s),
+    writeMarkdownSummary: async (markdown: string) => {
+      if (!process.env['GITHUB_STEP_SUMMARY']) return;
+      await core.summary.addRaw(markdown, true).write();
+    }
   };
 }
 

@@ -17,9 +17,14 @@ import {
 import type {TeardownReport} from '../lifecycle/teardown.js';
 import {createLocalFallbackBuilder, fallbackReason, removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
-import {explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
+import {BuilderTimeoutError, explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
 import {parseBuilderInspect, type InspectedBuilder} from './builder-inspect.js';
+import {BuildAttemptsError, runBuildAttempts, type BuildAttemptsOpts, type BuildContext} from './build-attempts.js';
+import type {CacheReport} from './cache-report.js';
+import {buildSummaryEnabled} from './summary-env.js';
+import {RunRecorder} from '../report/run-recorder.js';
+import type {BuilderSize} from '../billing/price-table.js';
 import {missingArchitectures, offeredArchitectures} from './platform-guard.js';
 
 /** One buildx node of the builder a build runs on. */
@@ -87,8 +92,29 @@ export interface RemoteBuildOpts<P, R> {
    * builder (so its warnings print once).
    */
   prepare: () => Promise<P>;
-  /** The build itself, on a ready builder. After an assignment the builders are torn down when it ends. */
-  build: (prepared: P, target: BuildTarget) => Promise<R>;
+  /**
+   * The build itself, on a ready builder; runs again on a retry. It must use `ctx.signal` (aborted on
+   * cancellation and when a builder is lost), call `ctx.reportRun` once its command ran, and throw a
+   * BuildCommandError (with the output) when the command fails. After an assignment the builders are torn
+   * down when it ends.
+   */
+  build: (prepared: P, target: BuildTarget, ctx: BuildContext) => Promise<R>;
+  /** Extra builds after an infrastructure failure on assigned builders (`retries` input); default 0. */
+  retries?: number;
+  /** The job summary's record: which action, and the builder size from an input when the service says none. */
+  report?: {action: 'build-push' | 'bake'; sizeHint?: BuilderSize};
+  /** Output names set at the end (attempts, time to ready, cache), when given. */
+  outputs?: RemoteBuildOutputs;
+  /** Watchdog timing (tests); production defaults otherwise. */
+  watch?: BuildAttemptsOpts<unknown, unknown>['watch'];
+}
+
+/** Outputs a build step sets about its attempts, its builders and the cache. */
+export interface RemoteBuildOutputs {
+  attempts: string;
+  timeToReady: string;
+  cachedSteps: string;
+  cacheRatio: string;
 }
 
 /** Time allowed for tearing down in main after a cancellation: the runner kills the step 10 s after SIGINT. */
@@ -126,6 +152,13 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
     } catch (e) {
       throw opts.signal?.aborted ? cancellation(opts.signal, 'while preparing the build') : e;
     }
+    const recorder = new RunRecorder({
+      action: opts.report?.action ?? 'build-push',
+      state: io.state,
+      summary: buildSummaryEnabled(io),
+      secrets: [credentials.token],
+      ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
+    });
     const lifecycle = new BuilderLifecycle({
       api,
       apiUrl: opts.apiUrl,
@@ -134,6 +167,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       buildx: opts.buildx,
       certRoot: io.env['RUNNER_TEMP'],
       builderName,
+      recorder,
       ...(opts.clock ? {clock: opts.clock} : {}),
       ...(opts.probe ? {probe: opts.probe} : {}),
       ...(opts.schedule ? {schedule: opts.schedule} : {})
@@ -152,34 +186,82 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
     } catch (e) {
       const explained = explainTimeout(e, opts.timeoutMs, opts.inputNames.timeout);
       const why = opts.fallback === 'local' && !opts.signal?.aborted ? fallbackReason(e) : undefined;
-      if (why === undefined) throw explained;
-      return await onLocalFallback(opts, prepared, explained, why);
+      if (why === undefined) {
+        recorder.finish(
+          opts.signal?.aborted ? 'cancelled' : e instanceof BuilderTimeoutError ? 'timeout' : 'failure',
+          explained
+        );
+        throw explained;
+      }
+      recorder.phase('local fallback');
+      try {
+        const result = await onLocalFallback(opts, prepared, explained, why);
+        recorder.finish('success');
+        return result;
+      } catch (err) {
+        recorder.finish(opts.signal?.aborted ? 'cancelled' : 'failure', err);
+        throw err;
+      }
     }
 
-    let result: R;
+    let timeToReadyMs = builder.timeToReadyMs;
     try {
-      const inspect = parseBuilderInspect(lifecycle.bootstrapOutput ?? '');
-      const target: BuildTarget = {
-        name: builder.name,
-        profile: builder.profile,
-        timeToReadyMs: builder.timeToReadyMs,
-        inspect,
-        nodes: builder.nodes.map(n => ({
-          builder: builder.name,
-          node: n.name,
-          platforms: unionPlatforms([n.platforms, inspect.nodes.find(i => i.name === n.name)?.platforms ?? []])
-        }))
-      };
-      result = await opts.build(prepared, target);
+      const done = await runBuildAttempts<BuildTarget, R>({
+        retries: opts.retries ?? 0,
+        api,
+        probe: lifecycle.tlsProbe,
+        logger: io.logger,
+        ...(opts.signal ? {signal: opts.signal} : {}),
+        ...(opts.watch ? {watch: opts.watch} : {}),
+        first: {ready: builder.ready, target: targetOf(builder, lifecycle.bootstrapOutput)},
+        build: (target, ctx) => {
+          recorder.phase('build');
+          return opts.build(prepared, target, ctx);
+        },
+        replace: async why => {
+          // The lost builders go first (billing stops), then new ones within what is left of the timeout.
+          await tearDownNow(lifecycle, io, opts.signal, `after: ${why}`);
+          const left = opts.timeoutMs - timeToReadyMs;
+          if (left <= 0) {
+            throw new Error(
+              `No time is left of "${opts.inputNames.timeout}" (${opts.timeoutMs} ms, spent waiting for builders) to get a new builder: raise it to allow a replacement`
+            );
+          }
+          try {
+            builder = await lifecycle.provision({
+              profiles: opts.profiles,
+              timeoutMs: left,
+              setupBuildx: true,
+              use: false,
+              ...(opts.signal ? {signal: opts.signal} : {})
+            });
+          } catch (e) {
+            throw explainTimeout(e, left, opts.inputNames.timeout);
+          }
+          timeToReadyMs += builder.timeToReadyMs;
+          return {ready: builder.ready, target: targetOf(builder, lifecycle.bootstrapOutput)};
+        },
+        onAttempt: a => recorder.attempt(a)
+      });
+      // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
+      await tearDownNow(lifecycle, io, opts.signal, 'after the build; billing stopped');
+      setBuildOutputs(io, opts.outputs, {attempts: done.attempts, timeToReadyMs, cache: done.cache});
+      recorder.finish('success');
+      return done.result;
     } catch (e) {
       const report = await tearDownNow(lifecycle, io, opts.signal, 'after the failure');
+      const attempts = e instanceof BuildAttemptsError ? e.attempts : recorder.record.attempts.length;
+      setBuildOutputs(io, opts.outputs, {attempts, timeToReadyMs});
       // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
-      if (e instanceof CancelledError) throw new CancelledError(`${e.message}; ${teardownOutcome(report)}`);
+      if (e instanceof CancelledError || opts.signal?.aborted) {
+        const cancelled = e instanceof CancelledError ? e : cancellation(opts.signal, 'during the build');
+        const error = new CancelledError(`${cancelled.message}; ${teardownOutcome(report)}`);
+        recorder.finish('cancelled', error);
+        throw error;
+      }
+      recorder.finish(e instanceof BuilderTimeoutError ? 'timeout' : 'failure', e);
       throw e;
     }
-    // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
-    await tearDownNow(lifecycle, io, opts.signal, 'after the build; billing stopped');
-    return result;
   } finally {
     api.close();
   }
@@ -219,12 +301,16 @@ async function onLocalFallback<P, R>(
       }
     });
     const inspect = parseBuilderInspect(local.inspectOutput);
-    return await opts.build(prepared, {
-      name: local.name,
-      inspect,
-      nodes: inspect.nodes.map(n => ({builder: local.name, node: n.name, platforms: n.platforms})),
-      fallback: why
-    });
+    return await opts.build(
+      prepared,
+      {
+        name: local.name,
+        inspect,
+        nodes: inspect.nodes.map(n => ({builder: local.name, node: n.name, platforms: n.platforms})),
+        fallback: why
+      },
+      singleAttempt(opts.signal)
+    );
   } finally {
     await removeLocalFallbackBuilder({buildx: opts.buildx, logger: io.logger, state: io.state});
   }
@@ -250,11 +336,54 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
     }
   });
   const inspect = parseBuilderInspect(output);
-  return opts.build(prepared, {
-    name: builder,
+  return opts.build(
+    prepared,
+    {
+      name: builder,
+      inspect,
+      nodes: inspect.nodes.map(n => ({builder, node: n.name, platforms: n.platforms}))
+    },
+    singleAttempt(opts.signal)
+  );
+}
+
+/**
+ * The one build of a builder this step did not assign (the `builder` input, a local fallback): no watchdog
+ * and no retry, since nothing here can check or replace such a builder.
+ */
+function singleAttempt(signal: AbortSignal | undefined): BuildContext {
+  return {...(signal ? {signal} : {}), attempt: 1, reportRun: () => undefined};
+}
+
+/** The buildx builder provision made, as the build sees it. */
+function targetOf(builder: ProvisionedBuilder, bootstrapOutput: string | undefined): BuildTarget {
+  const inspect = parseBuilderInspect(bootstrapOutput ?? '');
+  return {
+    name: builder.name,
+    profile: builder.profile,
+    timeToReadyMs: builder.timeToReadyMs,
     inspect,
-    nodes: inspect.nodes.map(n => ({builder, node: n.name, platforms: n.platforms}))
-  });
+    nodes: builder.nodes.map(n => ({
+      builder: builder.name,
+      node: n.name,
+      platforms: unionPlatforms([n.platforms, inspect.nodes.find(i => i.name === n.name)?.platforms ?? []])
+    }))
+  };
+}
+
+/** Sets the attempts, time-to-ready and cache outputs (when the action names them). */
+function setBuildOutputs(
+  io: ActionIO,
+  names: RemoteBuildOutputs | undefined,
+  facts: {attempts: number; timeToReadyMs: number; cache?: CacheReport}
+): void {
+  if (!names) return;
+  io.setOutput(names.attempts, String(facts.attempts));
+  io.setOutput(names.timeToReady, String(facts.timeToReadyMs));
+  if (facts.cache) {
+    io.setOutput(names.cachedSteps, `${facts.cache.cached}/${facts.cache.steps}`);
+    io.setOutput(names.cacheRatio, facts.cache.ratio.toFixed(2));
+  }
 }
 
 /** What a builder lacks for the requested platforms, and how to fix it. */

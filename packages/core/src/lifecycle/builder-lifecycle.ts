@@ -14,6 +14,7 @@ import {CancelledError} from './cancelled-error.js';
 import {BuilderTimeoutError, waitForBuilderReady, type PollSchedule, type ReadyBuilder} from './readiness.js';
 import {teardownBuilders, type TeardownReport} from './teardown.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
+import type {RunRecorder} from '../report/run-recorder.js';
 
 /** How long a cancelled or timed-out assignment still in flight is waited for, to tear down what it assigned. */
 export const DEFAULT_IN_FLIGHT_GRACE_MS = 5000;
@@ -41,6 +42,8 @@ export interface ProvisionedBuilder {
   /** Assignment request → every builder ready (TLS checked), in ms. */
   timeToReadyMs: number;
   buildxCreated: boolean;
+  /** The ready builders with their endpoints and TLS material (in memory only), for health checks. */
+  ready: ReadyBuilder[];
 }
 
 export interface ProvisionOpts {
@@ -74,6 +77,8 @@ export interface BuilderLifecycleOpts {
   inFlightGraceMs?: number;
   /** Bound on the teardown done by main after a failure or cancellation. */
   teardownTimeoutMs?: number;
+  /** Told of every assignment, ready builder and teardown, for the job summary. */
+  recorder?: RunRecorder;
 }
 
 /**
@@ -111,20 +116,33 @@ export class BuilderLifecycle {
     return this.inspectOutput;
   }
 
+  /** The TLS probe readiness uses (the watchdog and health checks reach builders the same way). */
+  get tlsProbe(): TlsProbe {
+    return this.probe;
+  }
+
   /** The state as last saved (for summaries and tests). */
   get currentState(): BuilderState | undefined {
     return this.state ? {...this.state} : undefined;
   }
 
+  /**
+   * Assigns and readies builders from the profiles, in order. Called again (after release(), e.g. to replace
+   * a lost builder) it makes a new buildx builder and certificate folder but keeps every builder id ever
+   * assigned in the state, so post still tears down any that main could not.
+   */
   async provision(opts: ProvisionOpts): Promise<ProvisionedBuilder> {
     if (opts.profiles.length === 0) throw new Error('no builder profile given');
     const certDir = await createCertDir(this.opts.certRoot);
-    const name = this.opts.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
+    const name =
+      this.state === undefined && this.opts.builderName
+        ? this.opts.builderName
+        : `remote-builder-${randomBytes(4).toString('hex')}`;
     this.state = {
       v: 1,
       builderName: name,
-      builderIds: [],
-      tornDownIds: [],
+      builderIds: this.state?.builderIds ?? [],
+      tornDownIds: this.state?.tornDownIds ?? [],
       certDir,
       apiUrl: this.opts.apiUrl,
       buildxCreated: false
@@ -166,6 +184,7 @@ export class BuilderLifecycle {
     const report = await teardownBuilders(this.api, pending, {logger: this.logger, clock: this.clock, timeoutMs});
     state.tornDownIds.push(...report.tornDown, ...report.alreadyGone);
     this.save();
+    this.opts.recorder?.tornDown(report);
     return report;
   }
 
@@ -174,6 +193,7 @@ export class BuilderLifecycle {
     const startedAt = this.clock.now();
     const deadline = startedAt + opts.timeoutMs;
 
+    this.opts.recorder?.phase('assign');
     const ids = await this.logger.group(`Assigning a builder from profile "${profile}"`, async () => {
       const assigned = await this.assign(profile, deadline, opts.signal);
       this.logger.info(
@@ -182,6 +202,7 @@ export class BuilderLifecycle {
       return assigned;
     });
 
+    this.opts.recorder?.phase('readiness');
     const ready = await this.logger.group(
       `Waiting for ${ids.length} builder${ids.length === 1 ? '' : 's'} to be ready`,
       () => this.waitForAll(ids, deadline, opts.signal)
@@ -198,6 +219,7 @@ export class BuilderLifecycle {
     );
 
     if (opts.setupBuildx) {
+      this.opts.recorder?.phase('buildx setup');
       this.inspectOutput = await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
         this.setupBuildx(nodes, deadline, opts)
       );
@@ -210,7 +232,8 @@ export class BuilderLifecycle {
       platforms: unionPlatforms(nodes.map(n => n.platforms)),
       certDir: state.certDir,
       timeToReadyMs,
-      buildxCreated: state.buildxCreated
+      buildxCreated: state.buildxCreated,
+      ready
     };
   }
 
@@ -234,10 +257,19 @@ export class BuilderLifecycle {
       return ids;
     };
     const tracked = request.then(
-      res => record(res.builder_instances.map(b => b.id)),
+      res => {
+        this.opts.recorder?.assigned(profile, res.builder_instances);
+        return record(res.builder_instances.map(b => b.id));
+      },
       (e: unknown) => {
         // Bad entries next to good ones: the good ones are billed, so they are saved to be torn down.
-        if (e instanceof PartialAssignError) record(e.assignedIds);
+        if (e instanceof PartialAssignError) {
+          this.opts.recorder?.assigned(
+            profile,
+            e.assignedIds.map(id => ({id}))
+          );
+          record(e.assignedIds);
+        }
         throw e;
       }
     );
@@ -306,6 +338,7 @@ export class BuilderLifecycle {
               signal: combined,
               ...(this.opts.schedule ? {schedule: this.opts.schedule} : {})
             });
+            if (b.details) this.opts.recorder?.ready(id, b.details);
             const arch = b.arch ? ` (${b.arch})` : '';
             this.logger.info(
               `Builder ${id} ready at ${b.endpoint.url}${arch}${b.endpoint.defaultedPort ? ' (port not given; assumed)' : ''}`

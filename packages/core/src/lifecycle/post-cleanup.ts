@@ -8,6 +8,8 @@ import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
 import type {BuilderApi} from './builder-api.js';
 import {teardownBuilders, type TeardownReport} from './teardown.js';
+import {closeRun, loadRun} from '../report/run-recorder.js';
+import {renderRunReport} from '../report/run-report.js';
 
 export interface PostCleanupOpts {
   logger: Logger;
@@ -130,7 +132,7 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
   const {io} = opts;
   const clients: {close(): void}[] = [];
   try {
-    return await postCleanup({
+    const result = await postCleanup({
       logger: io.logger,
       state: io.state,
       buildx: opts.buildx ?? new Buildx({logger: io.logger}),
@@ -142,7 +144,27 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
         return api;
       }
     });
+    await writeRunReport(io, result.teardown);
+    return result;
   } finally {
     clients.forEach(c => c.close());
+  }
+}
+
+/**
+ * Post writes the job summary of the run in every outcome, since billing ends here: what main recorded,
+ * with post's own teardown applied. Off when DOCKER_BUILD_SUMMARY was false for main; never fails post.
+ */
+export async function writeRunReport(io: ActionIO, teardown: TeardownReport, now = Date.now()): Promise<void> {
+  const run = loadRun(io.state);
+  if (!run) return;
+  if (!run.summary) {
+    io.logger.debug('postStepCleanup: DOCKER_BUILD_SUMMARY is false; no job summary');
+    return;
+  }
+  try {
+    await io.writeMarkdownSummary(renderRunReport(closeRun(run, teardown, now)));
+  } catch (e) {
+    io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`);
   }
 }

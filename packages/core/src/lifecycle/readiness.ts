@@ -21,6 +21,8 @@ export interface ReadyBuilder {
   pems: BuilderPems;
   /** Details requests sent for this builder. */
   detailsRequests: number;
+  /** The details answer that made it ready (in memory only: it holds the client key). */
+  details?: BuilderDetails;
 }
 
 /** How often readiness polls. Start-to-start, so API latency does not stretch the period. */
@@ -191,7 +193,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
           ...(details.arch ? {arch: details.arch} : {}),
           platforms: platformsFromArch(details.arch),
           pems,
-          detailsRequests: requests
+          detailsRequests: requests,
+          details
         };
       } catch (e) {
         throwIfAborted(opts.signal);

@@ -114,7 +114,12 @@ describe('credentials', () => {
       [],
       /unencrypted: use https/
     ],
-    [4, {REMOTE_BUILDER_API_URL: 'http://127.0.0.1:9'}, ['--api-key', 'has space'], /--api-key: contains whitespace/],
+    [
+      4,
+      {REMOTE_BUILDER_API_URL: 'http://127.0.0.1:9'},
+      ['--api-key', 'has space'],
+      /--api-key: contains a space \(U\+0020\)/
+    ],
     [5, {}, ['--api-url', 'ftp://x', '--api-key', 'test-key-123'], /must start with https/]
   ])('%d: missing or bad credentials exit 2 before any request', async (_n, env, flags, message) => {
     const r = await cli(['stacks', 'list', ...flags], env);

@@ -7,6 +7,7 @@ import {
   loadBuilderState,
   platformsFromArch,
   postCleanup,
+  resolveTeardownTimeoutMs,
   type Buildx,
   type PostCleanupResult,
   type ProvisionedBuilder
@@ -106,7 +107,13 @@ export async function bringDown(
 ): Promise<PostCleanupResult> {
   // postCleanup treats unreadable state as "nothing to clean up"; here it must not be deleted unread.
   loadBuilderState(store);
-  const result = await postCleanup({logger: ctx.logger, state: store, buildx, makeApi: url => ctx.api(url)});
+  const result = await postCleanup({
+    logger: ctx.logger,
+    state: store,
+    buildx,
+    makeApi: url => ctx.api(url),
+    teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env)
+  });
   if (result.maybeBilled.length === 0) store.remove();
   return result;
 }

@@ -54,3 +54,4 @@ export * from './docker/build-attempts.js';
 export * from './report/run-recorder.js';
 export * from './lifecycle/builder-watchdog.js';
 export * from './lifecycle/builder-health.js';
+export * from './net/index.js';

@@ -10,7 +10,9 @@ export enum Env {
   ApiUrl = 'REMOTE_BUILDER_API_URL',
   RunnerToken = 'REMOTE_BUILDER_RUNNER_TOKEN',
   /** Per-request time limit of the API client in ms (default 15000); mainly for tests against a local emulator. */
-  RequestTimeoutMs = 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS'
+  RequestTimeoutMs = 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS',
+  /** Budget of a post step's (or `builder down`'s) teardown in ms (default 30000). */
+  TeardownTimeoutMs = 'REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS'
 }
 
 /** Longest timeout accepted: a GitHub-hosted job cannot run longer than 6 hours. */
@@ -243,4 +245,24 @@ export function parseBuilderSizeInput(raw: string, input = 'builder-size'): Buil
     );
   }
   return size;
+}
+
+/** Default budget of the teardown in post (and `builder down`): the builder is billed while it runs. */
+export const DEFAULT_TEARDOWN_TIMEOUT_MS = 30_000;
+
+/**
+ * The teardown budget of post and the CLI: REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS when set (1000 to 600000 ms),
+ * else 30000. Rounds of teardown fill it while the service refuses (see teardownBuilders).
+ */
+export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = (env[Env.TeardownTimeoutMs] ?? '').trim();
+  if (raw === '') return DEFAULT_TEARDOWN_TIMEOUT_MS;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms >= 1000 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
+    throw new InputError(
+      Env.TeardownTimeoutMs,
+      `"${raw}" is not a teardown budget: use a whole number of milliseconds from 1000 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_TEARDOWN_TIMEOUT_MS}`
+    );
+  }
+  return ms;
 }

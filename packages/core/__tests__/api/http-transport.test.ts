@@ -1,7 +1,17 @@
 import * as http from 'node:http';
-import type {AddressInfo, Socket} from 'node:net';
+import type {AddressInfo, LookupFunction, Socket} from 'node:net';
 import {afterEach, describe, expect, test} from '@jest/globals';
 import {NodeHttpTransport, TransportError, type HttpRequest} from '../../src/api/http-transport.js';
+import type {ProxyEnv} from '../../src/net/proxy-env.js';
+import {ProxyError} from '../../src/net/proxy-error.js';
+import {
+  API_HOST,
+  apiTls,
+  closedPort,
+  runCleanups,
+  startProxy,
+  startServer as startRecordingServer
+} from '../net/net-helpers.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
@@ -14,6 +24,7 @@ interface TestServer {
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
+  await runCleanups();
 });
 
 async function startServer(handler: Handler): Promise<TestServer> {
@@ -209,5 +220,204 @@ describe('NodeHttpTransport', () => {
   test.each(['not a url', 'ftp://127.0.0.1/'])('%#. rejects %j as not sent', async url => {
     const e = await failure(transport().request(get(url)));
     expect(e.notSent).toBe(true);
+  });
+});
+
+describe('NodeHttpTransport through a proxy', () => {
+  function via(env: ProxyEnv, extra: {ca?: string; lookup?: LookupFunction} = {}): NodeHttpTransport {
+    const t = new NodeHttpTransport({env, ...extra});
+    cleanups.push(() => t.close());
+    return t;
+  }
+
+  test('https: CONNECT to a name only the proxy resolves, TLS to the API over the tunnel', async () => {
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const proxy = await startProxy();
+    const t = via({HTTPS_PROXY: proxy.url}, {ca: material.caCert});
+    const res = await t.request(get(`https://${API_HOST}:${api.port}/api/v1/builder-profiles?page=1`));
+    expect(res).toMatchObject({status: 200, body: '{"ok":true}'});
+    expect(api.requests).toEqual([
+      {method: 'GET', url: '/api/v1/builder-profiles?page=1', host: `${API_HOST}:${api.port}`}
+    ]);
+    expect(proxy.log()).toEqual([{method: 'CONNECT', target: `${API_HOST}:${api.port}`, status: 200}]);
+  });
+
+  test('keeps the tunnelled connection alive: two requests, one CONNECT', async () => {
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const proxy = await startProxy();
+    const t = via({https_proxy: proxy.url}, {ca: material.caCert});
+    await t.request(get(`https://${API_HOST}:${api.port}/a`));
+    await t.request(get(`https://${API_HOST}:${api.port}/b`));
+    expect(api.requests.map(r => r.url)).toEqual(['/a', '/b']);
+    expect(proxy.tunnels()).toEqual([`${API_HOST}:${api.port}`]);
+  });
+
+  test('http: through HTTP_PROXY, also tunnelled (as @actions/http-client does)', async () => {
+    const api = await startRecordingServer();
+    const proxy = await startProxy();
+    const res = await via({HTTP_PROXY: proxy.url}).request({
+      method: 'POST',
+      url: `http://${API_HOST}:${api.port}/api/v1/builders/assign`,
+      headers: {'Content-Type': 'application/json'},
+      body: '{"profile_name":"p"}',
+      timeoutMs: 2000
+    });
+    expect(res.status).toBe(200);
+    expect(api.requests).toEqual([{method: 'POST', url: '/api/v1/builders/assign', host: `${API_HOST}:${api.port}`}]);
+    expect(proxy.tunnels()).toEqual([`${API_HOST}:${api.port}`]);
+  });
+
+  test('proxy credentials go to the proxy only, as Proxy-Authorization', async () => {
+    const material = await apiTls();
+    const seen: (string | undefined)[] = [];
+    const api = await startRecordingServer({
+      tls: material,
+      handler: (req, res) => {
+        seen.push(req.headers['proxy-authorization']);
+        res.end('ok');
+      }
+    });
+    const proxy = await startProxy({auth: {username: 'jo', password: 's3cret'}});
+    const t = via({HTTPS_PROXY: proxy.urlWith('jo', 's3cret')}, {ca: material.caCert});
+    expect((await t.request(get(`https://${API_HOST}:${api.port}/`))).status).toBe(200);
+    expect(proxy.log()).toEqual([{method: 'CONNECT', target: `${API_HOST}:${api.port}`, status: 200, user: 'jo'}]);
+    expect(seen).toEqual([undefined]);
+  });
+
+  test('loopback API URLs bypass the proxy', async () => {
+    const api = await startRecordingServer();
+    const proxy = await startProxy();
+    const t = via({HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url});
+    expect((await t.request(get(`http://127.0.0.1:${api.port}/x`))).status).toBe(200);
+    expect((await t.request(get(`http://localhost:${api.port}/y`))).status).toBe(200);
+    expect(api.requests.map(r => r.url)).toEqual(['/x', '/y']);
+    expect(proxy.log()).toEqual([]);
+  });
+
+  test('NO_PROXY entries bypass the proxy; the same host without them goes through it', async () => {
+    const api = await startRecordingServer();
+    const proxy = await startProxy();
+    const lookups: string[] = [];
+    // Direct connections resolve through this map: the test never asks DNS for a .test name.
+    const lookup = ((hostname: string, opts: {all?: boolean}, cb: (e: Error | null, ...r: unknown[]) => void) => {
+      lookups.push(hostname);
+      if (opts.all) cb(null, [{address: '127.0.0.1', family: 4}]);
+      else cb(null, '127.0.0.1', 4);
+    }) as unknown as LookupFunction;
+    const url = `http://${API_HOST}:${api.port}/z`;
+    expect(
+      (await via({HTTP_PROXY: proxy.url, NO_PROXY: 'remote-builder.test'}, {lookup}).request(get(url))).status
+    ).toBe(200);
+    expect(proxy.log()).toEqual([]);
+    expect(lookups).toEqual([API_HOST]);
+    expect((await via({HTTP_PROXY: proxy.url, NO_PROXY: 'other.test'}, {lookup}).request(get(url))).status).toBe(200);
+    expect(proxy.tunnels()).toEqual([`${API_HOST}:${api.port}`]);
+    expect(lookups).toEqual([API_HOST]);
+    expect(api.requests).toHaveLength(2);
+  });
+
+  test('an API certificate nobody vouches for fails the TLS handshake: not sent, names the proxy and the fix', async () => {
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const proxy = await startProxy();
+    const e = await failure(via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:${api.port}/`)));
+    expect(e).toBeInstanceOf(ProxyError);
+    expect(e).toMatchObject({notSent: true, failure: 'tls', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'});
+    expect(e.message).toBe(
+      `the TLS handshake with ${API_HOST}:${api.port} through the proxy ${proxy.url} failed ` +
+        '(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate): trust the CA that signed ' +
+        `${API_HOST}:${api.port}'s certificate (or the proxy's, if it inspects TLS) with NODE_EXTRA_CA_CERTS`
+    );
+    expect(api.requests).toEqual([]);
+  });
+
+  test.each([
+    [
+      '407 without credentials',
+      {auth: {username: 'jo', password: 'pw'}},
+      'EPROXYAUTH',
+      /^the proxy http:\/\/127\.0\.0\.1:\d+ refused the tunnel to api\.remote-builder\.test:\d+ \(HTTP 407 Proxy Authentication Required\): HTTPS_PROXY has no credentials: give them as http:\/\/user:password@host:port$/
+    ],
+    [
+      '403',
+      {mode: 'refuse' as const},
+      'EPROXYFORBIDDEN',
+      /^the proxy http:\/\/127\.0\.0\.1:\d+ refused the tunnel to api\.remote-builder\.test:\d+ \(HTTP 403 Forbidden\): ask its administrator/
+    ],
+    [
+      'a hang-up',
+      {mode: 'reset' as const},
+      'ECONNRESET',
+      /^the proxy http:\/\/127\.0\.0\.1:\d+ closed the connection while opening the tunnel to api\.remote-builder\.test:\d+ \(ECONNRESET\): check HTTPS_PROXY$/
+    ]
+  ])('%#. %s: a ProxyError, not sent, nothing reaches the API', async (_what, opts, code, message) => {
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const proxy = await startProxy(opts);
+    const e = await failure(
+      via({HTTPS_PROXY: proxy.url}, {ca: material.caCert}).request(get(`https://${API_HOST}:${api.port}/`))
+    );
+    expect(e).toBeInstanceOf(ProxyError);
+    expect(e).toMatchObject({code, notSent: true});
+    expect(e.message).toMatch(message);
+    expect(api.requests).toEqual([]);
+  });
+
+  test('a proxy that is down: ECONNREFUSED, not sent, says so', async () => {
+    const port = await closedPort();
+    const e = await failure(via({HTTPS_PROXY: `http://127.0.0.1:${port}`}).request(get(`https://${API_HOST}/`)));
+    expect(e).toBeInstanceOf(ProxyError);
+    expect(e).toMatchObject({code: 'ECONNREFUSED', notSent: true});
+    expect(e.message).toBe(`cannot reach the proxy http://127.0.0.1:${port} (ECONNREFUSED): check HTTPS_PROXY`);
+  });
+
+  test('a proxy that never answers the CONNECT: the request times out as a proxy failure and the tunnel is dropped', async () => {
+    const proxy = await startProxy({mode: 'stall'});
+    const e = await failure(via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:9/`, {timeoutMs: 150})));
+    expect(e).toBeInstanceOf(ProxyError);
+    expect(e).toMatchObject({code: 'ETIMEDOUT', notSent: true});
+    expect(e.message).toBe(
+      `the proxy ${proxy.url} did not open the tunnel to ${API_HOST}:9 within 150 ms: check HTTPS_PROXY`
+    );
+    await until(() => proxy.openConnections() === 0);
+  });
+
+  test('abort while the tunnel is being opened: EABORTED, not sent', async () => {
+    const proxy = await startProxy({mode: 'stall'});
+    const controller = new AbortController();
+    const pending = via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}/`, {signal: controller.signal}));
+    await until(() => proxy.log().length === 1);
+    controller.abort();
+    const e = await failure(pending);
+    expect(e).toMatchObject({code: 'EABORTED', notSent: true});
+    await until(() => proxy.openConnections() === 0);
+  });
+
+  test('an unusable proxy variable: EPROXYCONFIG, not sent, nothing connects', async () => {
+    const e = await failure(
+      via({HTTPS_PROXY: 'socks5://jo:s3cret@proxy.corp:1080'}).request(get(`https://${API_HOST}/`))
+    );
+    expect(e).toBeInstanceOf(ProxyError);
+    expect(e).toMatchObject({code: 'EPROXYCONFIG', notSent: true});
+    expect(e.message).toBe('HTTPS_PROXY must be an http:// or https:// proxy URL, got socks5://proxy.corp:1080');
+  });
+
+  test('close() drops tunnelled keep-alive connections and tunnels being opened', async () => {
+    await until(() => tcpSockets() === 0);
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const proxy = await startProxy();
+    const t = new NodeHttpTransport({env: {HTTPS_PROXY: proxy.url}, ca: material.caCert});
+    await t.request(get(`https://${API_HOST}:${api.port}/`));
+    expect(proxy.openConnections()).toBe(1);
+    proxy.setMode('stall');
+    const pending = t.request(get(`https://other.remote-builder.test:${api.port}/`));
+    await until(() => proxy.log().length === 2);
+    t.close();
+    expect((await failure(pending)).notSent).toBe(true);
+    await until(() => proxy.openConnections() === 0, 1000);
+    await until(() => tcpSockets() === 0, 1000);
   });
 });

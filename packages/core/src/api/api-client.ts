@@ -3,6 +3,7 @@ import {ApiError, InputError, PartialAssignError, type ApiCall} from '../errors.
 import {nullLogger, type Logger} from '../logger.js';
 import {USER_AGENT} from '../version.js';
 import {bodyExcerpt} from './body-excerpt.js';
+import {ProxyError} from '../net/proxy-error.js';
 import {
   NodeHttpTransport,
   TransportError,
@@ -639,7 +640,9 @@ export class ApiClient {
 
   #transportError(spec: CallSpec, failure: TransportFailure, attempts: number): ApiError {
     let hint: string | undefined;
-    if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
+    // A failure on the way through the proxy says which proxy and what to check: keep it whole.
+    if (failure.cause instanceof ProxyError) hint = failure.cause.message;
+    else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
     else if (UNREACHABLE_CODES.has(failure.code))
       hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
     else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';

@@ -1,6 +1,13 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type {Socket} from 'node:net';
+import type {LookupFunction, Socket} from 'node:net';
+import {proxyFor, ProxyConfigError, type ProxyChoice, type ProxyEnv} from '../net/proxy-env.js';
+import {ProxyError} from '../net/proxy-error.js';
+import {authority} from '../net/proxy-tunnel.js';
+import {TransportError} from '../net/transport-error.js';
+import {HttpsTunnelAgent, HttpTunnelAgent, type TunnelRequestOptions} from '../net/tunnel-agent.js';
+
+export {TransportError, type TransportErrorOpts} from '../net/transport-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -29,46 +36,47 @@ export interface HttpTransport {
   close(): void;
 }
 
-export interface TransportErrorOpts {
-  /** ECONNREFUSED, ECONNRESET, ETIMEDOUT (our timeout), EABORTED, ENOTFOUND, ECLOSED, … */
-  code: string;
-  /** True only when the request provably never left this process (no connection was established). */
-  notSent: boolean;
-  cause?: unknown;
-}
-
-/** TransportError is a request that got no complete response. */
-export class TransportError extends Error {
-  readonly code: string;
-  readonly notSent: boolean;
-
-  constructor(message: string, opts: TransportErrorOpts) {
-    super(message, {cause: opts.cause});
-    this.name = 'TransportError';
-    this.code = opts.code;
-    this.notSent = opts.notSent;
-  }
-}
-
 export interface NodeHttpTransportOpts {
   /** Largest response body accepted, in bytes (default 8 MiB). */
   maxResponseBytes?: number;
+  /**
+   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case) are read, at each request (default process.env).
+   * See proxyFor: the official actions' rules.
+   */
+  env?: ProxyEnv;
+  /**
+   * Certificates trusted for https API URLs instead of Node's CA store. Default: that store, which includes
+   * NODE_EXTRA_CA_CERTS (read by Node at start-up): the way to trust a private CA in production.
+   */
+  ca?: string | string[];
+  /** Name resolution of direct connections (default dns.lookup); through a proxy, the proxy resolves names. */
+  lookup?: LookupFunction;
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * NodeHttpTransport sends requests with node:http / node:https over keep-alive agents owned by this instance.
+ * When the environment names a proxy for a URL (proxyFor), the request goes through a CONNECT tunnel opened by
+ * undici, TLS to the API over it for https; failures on the way are ProxyErrors that name the proxy.
  * `close()` destroys the agents' sockets; requests after close fail with ECLOSED.
  */
 export class NodeHttpTransport implements HttpTransport {
   readonly #httpAgent = new http.Agent({keepAlive: true});
   readonly #httpsAgent = new https.Agent({keepAlive: true});
+  /** Tunnel agents by proxy URL and target protocol. */
+  readonly #tunnelAgents = new Map<string, http.Agent>();
   readonly #maxResponseBytes: number;
+  readonly #env: ProxyEnv;
+  readonly #ca?: string | string[];
+  readonly #lookup?: LookupFunction;
   #closed = false;
 
   constructor(opts: NodeHttpTransportOpts = {}) {
     this.#maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#env = opts.env ?? process.env;
+    this.#ca = opts.ca;
+    this.#lookup = opts.lookup;
   }
 
   request(req: HttpRequest): Promise<HttpResponse> {
@@ -90,17 +98,32 @@ export class NodeHttpTransport implements HttpTransport {
         new TransportError(`unsupported protocol ${url.protocol}`, {code: 'EPROTOCOL', notSent: true})
       );
     }
+    const target = authority(url.hostname, Number(url.port) || (secure ? 443 : 80));
+    let proxy: ProxyChoice | undefined;
+    try {
+      proxy = proxyFor(url, this.#env);
+    } catch (e) {
+      if (!(e instanceof ProxyConfigError)) throw e;
+      return Promise.reject(new ProxyError(e.message, {failure: 'config', code: 'EPROXYCONFIG', target, cause: e}));
+    }
     const headers: Record<string, string> = {...req.headers};
     if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
-    const options: http.RequestOptions = {
+    // Stops a tunnel still being opened when the request fails first (time-out, abort).
+    const tunnelAbort = proxy ? new AbortController() : undefined;
+    const options: TunnelRequestOptions = {
       method: req.method,
       headers,
-      agent: secure ? this.#httpsAgent : this.#httpAgent
+      agent: proxy ? this.#tunnelAgent(proxy, secure) : secure ? this.#httpsAgent : this.#httpAgent,
+      ...(this.#ca !== undefined && secure ? {ca: this.#ca} : {}),
+      ...(tunnelAbort ? {tunnelSignal: tunnelAbort.signal} : {}),
+      ...(this.#lookup && !proxy ? {lookup: this.#lookup} : {})
     };
     return new Promise<HttpResponse>((resolve, reject) => {
       const cr = secure ? https.request(url, options) : http.request(url, options);
       // "connected" means bytes of this request may have reached the server; until then a failure is provably unsent.
+      // A tunnel agent hands over its socket only once the tunnel (and TLS) is up.
       let connected = false;
+      let hasSocket = false;
       let settled = false;
 
       const cleanup = (): void => {
@@ -108,18 +131,30 @@ export class NodeHttpTransport implements HttpTransport {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
       };
-      const fail = (code: string, message: string, cause?: unknown): void => {
+      const failWith = (error: TransportError): void => {
         if (settled) return;
         cleanup();
+        tunnelAbort?.abort();
         // Destroy without an error: the promise is already settled, later 'error' events are ignored.
         cr.destroy();
-        reject(new TransportError(message, {code, notSent: !connected, cause}));
+        reject(error);
+      };
+      const fail = (code: string, message: string, cause?: unknown): void => {
+        failWith(new TransportError(message, {code, notSent: !connected, cause}));
       };
       const onAbort = (): void => fail('EABORTED', 'the request was aborted');
-      const timer = setTimeout(() => fail('ETIMEDOUT', `no answer within ${req.timeoutMs} ms`), req.timeoutMs);
+      const onTimeout = (): void => {
+        if (proxy && !hasSocket) {
+          const message = `the proxy ${proxy.origin} did not open the tunnel to ${target} within ${req.timeoutMs} ms: check ${proxy.variable}`;
+          return failWith(new ProxyError(message, {failure: 'broken', code: 'ETIMEDOUT', proxy: proxy.origin, target}));
+        }
+        fail('ETIMEDOUT', `no answer within ${req.timeoutMs} ms`);
+      };
+      const timer = setTimeout(onTimeout, req.timeoutMs);
       req.signal?.addEventListener('abort', onAbort, {once: true});
 
       cr.on('socket', (socket: Socket) => {
+        hasSocket = true;
         if (cr.reusedSocket || !socket.connecting) {
           connected = true;
           return;
@@ -129,6 +164,8 @@ export class NodeHttpTransport implements HttpTransport {
         });
       });
       cr.on('error', (err: NodeJS.ErrnoException) => {
+        // Errors of the tunnel agents (ProxyError, EABORTED) are already TransportErrors that say what happened.
+        if (err instanceof TransportError) return failWith(err);
         fail(err.code ?? 'ENETWORK', err.message, err);
       });
       cr.on('response', (res: http.IncomingMessage) => {
@@ -168,6 +205,18 @@ export class NodeHttpTransport implements HttpTransport {
     this.#closed = true;
     this.#httpAgent.destroy();
     this.#httpsAgent.destroy();
+    for (const agent of this.#tunnelAgents.values()) agent.destroy();
+    this.#tunnelAgents.clear();
+  }
+
+  #tunnelAgent(proxy: ProxyChoice, secure: boolean): http.Agent {
+    const key = `${secure ? 'https' : 'http'} ${proxy.url.href}`;
+    let agent = this.#tunnelAgents.get(key);
+    if (!agent) {
+      agent = secure ? new HttpsTunnelAgent({proxy, keepAlive: true}) : new HttpTunnelAgent({proxy, keepAlive: true});
+      this.#tunnelAgents.set(key, agent);
+    }
+    return agent;
   }
 }
 

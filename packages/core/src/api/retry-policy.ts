@@ -32,7 +32,16 @@ export interface RetryPolicyInit extends Partial<RetryPolicyOpts> {
 }
 
 /** Transport codes that are never worth another attempt: the caller gave up, or the client was closed. */
-const FINAL_CODES = new Set(['EABORTED', 'ECLOSED', 'EINVALIDURL', 'EPROTOCOL']);
+// A proxy that refuses our credentials or the tunnel, or a proxy variable we cannot use, answers the same again.
+const FINAL_CODES = new Set([
+  'EABORTED',
+  'ECLOSED',
+  'EINVALIDURL',
+  'EPROTOCOL',
+  'EPROXYAUTH',
+  'EPROXYFORBIDDEN',
+  'EPROXYCONFIG'
+]);
 
 /**
  * RetryPolicy decides whether a failed attempt is retried and how long to wait first:

@@ -3,7 +3,7 @@ import type {Logger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
 import type {ActionIO} from '../action-io.js';
 import {ApiClient} from '../api/api-client.js';
-import {resolveCredentials} from '../inputs.js';
+import {resolveCredentials, resolveTeardownTimeoutMs} from '../inputs.js';
 import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
 import type {BuilderApi} from './builder-api.js';
@@ -132,9 +132,16 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
   const {io} = opts;
   const clients: {close(): void}[] = [];
   try {
+    let teardownTimeoutMs: number | undefined;
+    try {
+      teardownTimeoutMs = resolveTeardownTimeoutMs(io.env);
+    } catch (e) {
+      io.logger.warning(`${errorMessage(e)}; using the default`);
+    }
     const result = await postCleanup({
       logger: io.logger,
       state: io.state,
+      ...(teardownTimeoutMs !== undefined ? {teardownTimeoutMs} : {}),
       buildx: opts.buildx ?? new Buildx({logger: io.logger}),
       makeApi: apiUrl => {
         const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);

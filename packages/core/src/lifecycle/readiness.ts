@@ -113,6 +113,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let requests = 0;
   let lastProblem = 'no details received yet';
   let serviceFailure: string | undefined;
+  let answered = false;
   const since = clock.now();
   let consecutiveErrors = 0;
   let tlsRejections = 0;
@@ -142,6 +143,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         requests++;
         const details = await opts.api.getBuilderDetails(builderId, {signal: limit.signal, retry: false});
         serviceFailure = undefined;
+        answered = true;
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') complete = {details, endpoint: verdict.endpoint};
@@ -157,7 +159,9 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         if (e instanceof BuilderFailedError) throw e;
         throwIfAborted(opts.signal);
         if (e instanceof ApiError && e.status !== undefined && FATAL_STATUSES.has(e.status)) throw e;
-        if (e instanceof ApiError && e.status === 404) {
+        if (e instanceof DeadlineError && answered) {
+          // The deadline came while a request was in flight: what the service last said is still the reason.
+        } else if (e instanceof ApiError && e.status === 404) {
           if (clock.now() - since >= DETAILS_404_GRACE_MS) throw e;
           lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`;
           serviceFailure = undefined;

@@ -1,5 +1,6 @@
 import {
   ApiClient,
+  NodeHttpTransport,
   Buildx,
   Env,
   InputError,
@@ -138,7 +139,16 @@ export class CommandContext {
   api(baseUrl?: string): ApiClient {
     const url = baseUrl ?? this.apiUrl();
     const token = this.token();
-    const make = this.deps.makeApi ?? (o => new ApiClient({baseUrl: o.baseUrl, token: o.token, logger: o.logger}));
+    // The proxy variables are read from this CLI's environment (the one tests and embedders inject).
+    const make =
+      this.deps.makeApi ??
+      (o =>
+        new ApiClient({
+          baseUrl: o.baseUrl,
+          token: o.token,
+          logger: o.logger,
+          transport: new NodeHttpTransport({env: this.env})
+        }));
     const client = make({baseUrl: url, token, logger: this.logger});
     this.#clients.push(client);
     return client;

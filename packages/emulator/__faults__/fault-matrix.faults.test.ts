@@ -68,6 +68,28 @@ const ASSIGN: Scenario[] = [
       billed: 'unknowable'
     }
   },
+  ...(
+    [
+      ['an empty id', [{id: ''}], /builder_instances\[1\] is \{"id":""\}/],
+      ['null', [null], /builder_instances\[1\] is null/],
+      ['a number', [7], /builder_instances\[1\] is 7/]
+    ] as const
+  ).map(([what, entries, quoted]): Scenario => ({
+    id: `assign answer with a bad entry (${what}) next to a good one: the good builder is torn down, the bad entry quoted`,
+    setup: emu => emu.addFault({route: 'assign', appendEntries: [...entries], times: 1}),
+    expect: {
+      exit: 1,
+      error: new RegExp(
+        `Failed to assign builder: HTTP 20\\d \\(unexpected response: ${quoted.source}: not a builder with a non-empty string id; the well-formed entries \\(bld_\\w+\\) were assigned and are billed until torn down\\)`
+      ),
+      // runScenario checks the ledger: the real builder is assigned, then torn down (nothing left billed).
+      assigned: 1,
+      also: ({emu, job}) => {
+        expect(job.state?.builderIds).toHaveLength(1);
+        expect(requests(emu, 'teardown').map(r => r.status)).toEqual([200]);
+      }
+    }
+  })),
   {
     id: 'assign 404 because api-url has a wrong path: the error names both causes and api-url',
     job: {apiUrlSuffix: '/wrong-prefix'},

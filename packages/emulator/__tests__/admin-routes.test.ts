@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, expect, test} from '@jest/globals';
 import {Emulator} from '../src/emulator.js';
-import {assign, call} from './support.js';
+import {assign, call, handshake} from './support.js';
 
 let emu: Emulator;
 
@@ -60,6 +60,36 @@ test('ledger, requests, profiles and reset', async () => {
   expect(emu.requests()).toEqual([]);
   expect(emu.faults()).toEqual([]);
   expect(emu.ledger()).toHaveLength(2);
+});
+
+test('builders: endpoint mode silent, normal, kill; 400, 404, 405 and 409', async () => {
+  const [id] = await assign(emu, 'p');
+  await admin('POST', `/builders/${id}/ready`);
+  const details = emu.builderDetails(id!)!;
+  const host = details.metadata.host;
+  const tlsOpts = {host, ca: details.metadata.ca, cert: details.metadata.client_cert, key: details.metadata.client_key};
+  expect(await handshake(tlsOpts)).toMatchObject({ok: true});
+
+  expect(await admin('POST', `/builders/${id}/endpoint`, {mode: 'silent'})).toMatchObject({
+    status: 200,
+    json: {id, mode: 'silent'}
+  });
+  expect(await admin('POST', `/builders/${id}/endpoint`, {mode: 'normal'})).toMatchObject({status: 200});
+  expect(await handshake(tlsOpts)).toMatchObject({ok: true});
+  expect(await admin('POST', `/builders/${id}/endpoint`, {mode: 'kill'})).toMatchObject({status: 200});
+  expect(await handshake(tlsOpts)).toEqual({ok: false, error: 'ECONNREFUSED'});
+  // The service has not noticed: the builder is still ready.
+  expect(emu.builderDetails(id!)?.status).toBe('ready');
+  const conflict = await admin('POST', `/builders/${id}/endpoint`, {mode: 'normal'});
+  expect(conflict.status).toBe(409);
+  expect(conflict.json.error.message).toBe('The endpoint was killed; it cannot become normal');
+
+  const bad = await admin('POST', `/builders/${id}/endpoint`, {mode: 'loud'});
+  expect(bad.status).toBe(400);
+  expect(bad.json.error.message).toBe('Body must be {"mode": "normal"|"silent"|"kill"}');
+  expect((await admin('POST', `/builders/${id}/endpoint`)).status).toBe(400);
+  expect((await admin('POST', '/builders/bld_nope/endpoint', {mode: 'kill'})).status).toBe(404);
+  expect((await admin('GET', `/builders/${id}/endpoint`)).status).toBe(405);
 });
 
 test('latency', async () => {

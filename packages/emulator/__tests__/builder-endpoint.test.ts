@@ -1,7 +1,10 @@
-import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import net from 'node:net';
+import type {Duplex} from 'node:stream';
 import tls from 'node:tls';
-import {BuilderEndpoint} from '../src/builder-endpoint.js';
-import {HandshakeOnlyBackend} from '../src/buildkit-backend.js';
+import {BuilderEndpoint, type BuilderEndpointOpts, TLS_ALERTS} from '../src/builder-endpoint.js';
+import {type BuildkitBackend, HandshakeOnlyBackend} from '../src/buildkit-backend.js';
+import {ManualClock} from '../src/clock.js';
 import {type BuilderPki, generateBuilderPki} from '../src/pki.js';
 import {handshake, waitFor} from './support.js';
 
@@ -112,5 +115,302 @@ describe('BuilderEndpoint connections', () => {
     await closedSocket;
     const r = await handshake({host: `127.0.0.1:${ep.port}`, ca: pki.caCert, cert: pki.clientCert, key: pki.clientKey});
     expect(r).toEqual({ok: false, error: 'ECONNREFUSED'});
+  });
+});
+
+/** A backend that echoes what it receives and records it, per connection. */
+class EchoBackend implements BuildkitBackend {
+  readonly kind = 'echo';
+  readonly received: string[] = [];
+  readonly clients: Duplex[] = [];
+
+  serve(client: Duplex): void {
+    const i = this.clients.push(client) - 1;
+    this.received[i] = '';
+    client.on('error', () => client.destroy());
+    client.on('data', (chunk: Buffer) => {
+      this.received[i] += chunk.toString();
+      client.write(chunk);
+    });
+    client.on('end', () => client.end());
+  }
+}
+
+const extra: BuilderEndpoint[] = [];
+afterEach(async () => {
+  await Promise.all(extra.splice(0).map(e => e.close()));
+});
+
+async function start(opts: Partial<BuilderEndpointOpts> = {}): Promise<BuilderEndpoint> {
+  const ep = await BuilderEndpoint.listen({
+    serverCert: pki.serverCert,
+    serverKey: pki.serverKey,
+    caCert: pki.caCert,
+    backend: new HandshakeOnlyBackend(),
+    ...opts
+  });
+  extra.push(ep);
+  return ep;
+}
+
+/** A client's view of one connection: its events in order ('secure', 'session', 'data:…', 'end', 'error:CODE', 'close'). */
+interface Client {
+  socket: tls.TLSSocket;
+  events: string[];
+  closed: Promise<void>;
+  /** Resolves once `event` was seen. */
+  saw(event: string): Promise<void>;
+}
+
+function connect(port: number, opts: {maxVersion?: tls.SecureVersion; cert?: string; key?: string} = {}): Client {
+  const socket = tls.connect({
+    host: '127.0.0.1',
+    port,
+    ca: pki.caCert,
+    cert: opts.cert ?? pki.clientCert,
+    key: opts.key ?? pki.clientKey,
+    ALPNProtocols: ['h2'],
+    ...(opts.maxVersion ? {maxVersion: opts.maxVersion} : {})
+  });
+  const events: string[] = [];
+  const waiters: {event: string; resolve: () => void}[] = [];
+  const record = (event: string): void => {
+    events.push(event);
+    for (const w of waiters.filter(x => event.startsWith(x.event))) w.resolve();
+  };
+  socket.on('secureConnect', () => record('secure'));
+  socket.on('session', () => record('session'));
+  socket.on('data', (c: Buffer) => record(`data:${c.toString()}`));
+  socket.on('end', () => record('end'));
+  socket.on('error', (e: NodeJS.ErrnoException) => {
+    const alert = /SSL alert number (\d+)/.exec(e.message)?.[1];
+    record(`error:${alert ? `alert ${alert}` : e.code}`);
+  });
+  const closed = new Promise<void>(resolve => socket.on('close', () => (record('close'), resolve())));
+  return {
+    socket,
+    events,
+    closed,
+    saw: event =>
+      events.some(e => e.startsWith(event)) ? Promise.resolve() : new Promise(resolve => waiters.push({event, resolve}))
+  };
+}
+
+/**
+ * A TCP relay in front of `port`, reading the endpoint's side in JavaScript: `upstream` records how that
+ * side ended ('end' for a FIN, 'error:ECONNRESET' for a reset).
+ */
+async function relay(port: number): Promise<{port: number; upstream: string[]; closed: Promise<void>}> {
+  const upstream: string[] = [];
+  let done: () => void = () => undefined;
+  const closed = new Promise<void>(resolve => (done = resolve));
+  const server = net.createServer(client => {
+    server.close();
+    const up = net.connect({host: '127.0.0.1', port});
+    client.pipe(up);
+    up.pipe(client);
+    up.on('end', () => upstream.push('end'));
+    up.on('error', (e: NodeJS.ErrnoException) => upstream.push(`error:${e.code}`));
+    up.on('close', () => {
+      client.destroy();
+      done();
+    });
+    client.on('error', () => up.destroy());
+    client.on('close', () => up.destroy());
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', () => resolve()));
+  return {port: (server.address() as net.AddressInfo).port, upstream, closed};
+}
+
+/** Lets the event loop run `ms`: for checks that something does NOT happen (a broken endpoint fails them). */
+const quiet = (ms = 100): Promise<void> => new Promise(resolve => setTimeout(resolve, ms));
+
+describe.each<tls.SecureVersion>(['TLSv1.3', 'TLSv1.2'])('BuilderEndpoint fronts over %s', maxVersion => {
+  test('close-after-handshake: the handshake completes, then a clean close (no error)', async () => {
+    const ep = await start({front: 'close-after-handshake'});
+    const c = connect(ep.port, {maxVersion});
+    await c.closed;
+    expect(c.events.filter(e => e !== 'session')).toEqual(['secure', 'end', 'close']);
+    expect(ep.acceptedConnections).toBe(1);
+  });
+
+  test('reset-after-handshake: the handshake completes, then the connection is reset', async () => {
+    const ep = await start({front: 'reset-after-handshake'});
+    for (let i = 0; i < 10; i++) {
+      // Node's TLS client reports a reset after the handshake as an end: the relay sees the TCP truth.
+      const r = await relay(ep.port);
+      const c = connect(r.port, {maxVersion});
+      await c.closed;
+      await r.closed;
+      expect(c.events[0]).toBe('secure');
+      expect(c.events.filter(e => e.startsWith('data:'))).toEqual([]);
+      // TLS 1.3 resets a connection with nothing in flight. TLS 1.2 resets 50 ms after the server Finished,
+      // which a stalled event loop could still be holding unread (then the reset reads as a close).
+      if (maxVersion === 'TLSv1.3') expect(r.upstream).toEqual(['error:ECONNRESET']);
+    }
+    expect(ep.acceptedConnections).toBe(10);
+  });
+
+  test('close-after-handshake closes with a FIN, not a reset', async () => {
+    const ep = await start({front: 'close-after-handshake'});
+    const r = await relay(ep.port);
+    const c = connect(r.port, {maxVersion});
+    await c.closed;
+    await r.closed;
+    // (An EPIPE may follow: the relay still passes on the client's own close.)
+    expect(r.upstream[0]).toBe('end');
+    expect(r.upstream).not.toContain('error:ECONNRESET');
+  });
+
+  test('refuse-client-cert: answers our certificate with an unknown-CA alert (TLS 1.3: after our handshake)', async () => {
+    const backend = new EchoBackend();
+    const ep = await start({front: 'refuse-client-cert', backend});
+    for (let i = 0; i < 10; i++) {
+      const c = connect(ep.port, {maxVersion});
+      await c.closed;
+      // TLS 1.3: the server judges our certificate after our side of the handshake is done.
+      const secure = maxVersion === 'TLSv1.3' ? ['secure'] : [];
+      expect(c.events.slice(0, secure.length + 1)).toEqual([...secure, `error:alert ${TLS_ALERTS.unknownCa}`]);
+      expect(c.events.filter(e => e === 'session' || e.startsWith('data:'))).toEqual([]);
+    }
+    expect(ep.rejectedHandshakes).toBe(10);
+    expect(ep.acceptedConnections).toBe(0);
+    expect(backend.clients).toEqual([]);
+  });
+
+  test('refuse-client-cert sends the alert it is given', async () => {
+    const ep = await start({front: 'refuse-client-cert', refusalAlert: TLS_ALERTS.badCertificate});
+    const c = connect(ep.port, {maxVersion});
+    await c.closed;
+    expect(c.events).toContain(`error:alert ${TLS_ALERTS.badCertificate}`);
+  });
+
+  test('close-idle: a connection silent for idleMs after the handshake is closed cleanly', async () => {
+    const clock = new ManualClock();
+    const backend = new EchoBackend();
+    const ep = await start({front: 'close-idle', idleMs: 500, clock, backend});
+    const c = connect(ep.port, {maxVersion});
+    await c.saw('secure');
+    await waitFor(() => ep.openConnections === 1);
+    clock.advance(499);
+    await quiet(50);
+    expect(c.events).not.toContain('end');
+    clock.advance(1);
+    await c.closed;
+    expect(c.events.filter(e => e !== 'session')).toEqual(['secure', 'end', 'close']);
+    expect(backend.clients).toEqual([]);
+  });
+
+  test('close-idle: a connection that talks in time is served normally, its first bytes intact', async () => {
+    const clock = new ManualClock();
+    const backend = new EchoBackend();
+    const ep = await start({front: 'close-idle', idleMs: 500, clock, backend});
+    const c = connect(ep.port, {maxVersion});
+    await c.saw('secure');
+    c.socket.write('hello');
+    await c.saw('data:hello');
+    clock.advance(10_000);
+    c.socket.write(' world');
+    await waitFor(() => backend.received[0] === 'hello world');
+    expect(c.events).not.toContain('end');
+    c.socket.end();
+    await c.closed;
+  });
+});
+
+describe('BuilderEndpoint never-answer front', () => {
+  test('accepts the TCP connection, reads, and never speaks TLS', async () => {
+    const ep = await start({front: 'never-answer'});
+    const socket = net.connect({host: '127.0.0.1', port: ep.port});
+    const received: Buffer[] = [];
+    socket.on('data', c => received.push(c));
+    await new Promise(resolve => socket.once('connect', resolve));
+    // A ClientHello's worth of bytes, then our end: the front reads them and closes in turn, silently.
+    socket.end(Buffer.alloc(512, 0x16));
+    await new Promise(resolve => socket.once('close', resolve));
+    expect(received).toEqual([]);
+    expect(ep.acceptedConnections + ep.rejectedHandshakes).toBe(0);
+  });
+
+  test('a TLS client waits in vain', async () => {
+    const ep = await start({front: 'never-answer'});
+    const c = connect(ep.port);
+    await quiet();
+    expect(c.events).toEqual([]);
+    c.socket.destroy();
+  });
+});
+
+describe('BuilderEndpoint modes', () => {
+  test('silent: open connections stay open but nothing flows either way; normal: what was held flows', async () => {
+    const backend = new EchoBackend();
+    const ep = await start({backend});
+    const c = connect(ep.port);
+    await c.saw('secure');
+    c.socket.write('one');
+    await c.saw('data:one');
+
+    ep.setMode('silent');
+    expect(ep.mode).toBe('silent');
+    c.socket.write('two');
+    backend.clients[0]?.write('from the builder');
+    await quiet();
+    expect(backend.received).toEqual(['one']);
+    expect(c.events.filter(e => e.startsWith('data:'))).toEqual(['data:one']);
+    expect(c.events).not.toContain('close');
+
+    ep.setMode('normal');
+    await waitFor(() => backend.received[0] === 'onetwo');
+    await waitFor(() => c.events.join('').includes('from the builder') && c.events.join('').includes('two'));
+    c.socket.end();
+    await c.closed;
+  });
+
+  test('silent: a new connection is accepted at TCP level and never answered until normal', async () => {
+    const ep = await start();
+    ep.setMode('silent');
+    const c = connect(ep.port);
+    await new Promise(resolve => c.socket.once('connect', resolve));
+    await quiet();
+    expect(c.events).toEqual([]);
+    ep.setMode('normal');
+    await c.saw('secure');
+    c.socket.end();
+    await c.closed;
+  });
+
+  test('kill: open connections are destroyed, new ones refused, the change is final', async () => {
+    const ep = await start();
+    const c = connect(ep.port);
+    await c.saw('secure');
+    await waitFor(() => ep.openConnections === 1);
+    ep.setMode('kill');
+    await c.closed;
+    expect(ep.openConnections).toBe(0);
+    expect(
+      await handshake({host: `127.0.0.1:${ep.port}`, ca: pki.caCert, cert: pki.clientCert, key: pki.clientKey})
+    ).toEqual({ok: false, error: 'ECONNREFUSED'});
+    expect(() => ep.setMode('normal')).toThrow('The endpoint was killed; it cannot become normal');
+    expect(() => ep.setMode('silent')).toThrow(/was killed/);
+    expect(() => ep.setMode('kill')).not.toThrow();
+    await ep.close();
+  });
+
+  test('kill from silent also destroys the connections it holds', async () => {
+    const ep = await start();
+    ep.setMode('silent');
+    const c = connect(ep.port);
+    await new Promise(resolve => c.socket.once('connect', resolve));
+    ep.setMode('kill');
+    await c.closed;
+    expect(c.events).not.toContain('secure');
+  });
+
+  test('mode changes: normal from normal is a no-op, unknown modes and closed endpoints throw', async () => {
+    const ep = await start();
+    expect(() => ep.setMode('normal')).not.toThrow();
+    expect(() => ep.setMode('loud' as never)).toThrow('Unknown endpoint mode "loud"');
+    await ep.close();
+    expect(() => ep.setMode('silent')).toThrow('The endpoint is closed; it cannot become silent');
   });
 });

@@ -1,13 +1,38 @@
 import {afterEach, describe, expect, test} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
 import type {BuilderMetadata} from '../src/builder.js';
-import {BuilderRegistry, formatHost} from '../src/builder-registry.js';
+import tls from 'node:tls';
+import {BuilderRegistry, formatHost, WRONG_SERVER_NAME} from '../src/builder-registry.js';
 import {HandshakeOnlyBackend} from '../src/buildkit-backend.js';
 import {ManualClock} from '../src/clock.js';
 import {FaultInjector} from '../src/faults.js';
 import {Ledger} from '../src/ledger.js';
 import {type ProfileConfig, resolveProfile} from '../src/profiles.js';
-import {handshake} from './support.js';
+import {handshake, waitFor} from './support.js';
+
+/** The server certificate the listener at `port` presents (not verified), reached as `servername`. */
+function serverCertificate(
+  port: number,
+  servername: string | undefined,
+  m: BuilderMetadata
+): Promise<import('node:crypto').X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port,
+      ...(servername ? {servername} : {}),
+      ca: m.ca,
+      cert: m.client_cert,
+      key: m.client_key,
+      rejectUnauthorized: false
+    });
+    socket.once('secureConnect', () => {
+      resolve(socket.getPeerX509Certificate() as import('node:crypto').X509Certificate);
+      socket.destroy();
+    });
+    socket.once('error', reject);
+  });
+}
 
 let registry: BuilderRegistry | undefined;
 afterEach(async () => {
@@ -79,6 +104,72 @@ describe('BuilderRegistry', () => {
     const r = await handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key});
     expect(r.ok).toBe(false);
     expect(r.ok ? '' : r.error).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+  });
+
+  test('hostName goes into host (both formats) and the server certificate; the listener stays on 127.0.0.1', async () => {
+    setup();
+    const name = 'builder.remote-builder.test';
+    const bare = await assignOne({name: 'p', hostName: name});
+    expect(bare.host).toMatch(/^builder\.remote-builder\.test:\d+$/);
+    expect((await assignOne({name: 'p', hostName: name, hostFormat: 'tcp'})).host).toMatch(
+      /^tcp:\/\/builder\.remote-builder\.test:\d+$/
+    );
+    expect(formatHost('tcp', 5, 'b.test')).toBe('tcp://b.test:5');
+    const port = Number(bare.host.split(':')[1]);
+    const cert = await serverCertificate(port, name, bare);
+    expect(cert.subjectAltName).toBe(`IP Address:127.0.0.1, DNS:localhost, DNS:${name}`);
+  });
+
+  test("'tls-refuse' with a hostName points at a closed port under that name", async () => {
+    setup().faults.add({route: 'builder', behaviour: 'tls-refuse'});
+    expect((await assignOne({name: 'p', hostName: 'b.test'})).host).toMatch(/^b\.test:\d+$/);
+  });
+
+  test("'wrong-server-cert': the server certificate is signed by the CA but names another host", async () => {
+    setup().faults.add({route: 'builder', behaviour: 'wrong-server-cert'});
+    const m = await assignOne();
+    const r = await handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key});
+    expect(r).toEqual({ok: false, error: 'ERR_TLS_CERT_ALTNAME_INVALID'});
+    const cert = await serverCertificate(Number(m.host.split(':')[1]), undefined, m);
+    expect(cert.subjectAltName).toBe(`DNS:${WRONG_SERVER_NAME}`);
+  });
+
+  test('the front comes from the profile, and a front fault wins over it', async () => {
+    const {faults} = setup();
+    const [byProfile] = await registry!.assign(resolveProfile({name: 'p', front: 'close-after-handshake'}));
+    expect(byProfile?.endpoint?.front).toBe('close-after-handshake');
+    faults.add({route: 'builder', behaviour: 'never-answer', times: 1});
+    const [byFault] = await registry!.assign(resolveProfile({name: 'p', front: 'close-after-handshake'}));
+    expect(byFault?.endpoint?.front).toBe('never-answer');
+    // A fault that is no front leaves the profile's front alone.
+    faults.add({route: 'builder', behaviour: 'tls-wrong-ca', times: 1});
+    const [other] = await registry!.assign(resolveProfile({name: 'p', front: 'refuse-client-cert'}));
+    expect(other?.endpoint?.front).toBe('refuse-client-cert');
+  });
+
+  test("'close-idle' runs on the registry's clock with the fault's idleMs (else the profile's)", async () => {
+    const {clock, faults} = setup();
+    faults.add({route: 'builder', behaviour: 'close-idle', idleMs: 1000, times: 1});
+    const m = await assignOne({name: 'p', frontIdleMs: 50});
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: Number(m.host.split(':')[1]),
+      ca: m.ca,
+      cert: m.client_cert,
+      key: m.client_key
+    });
+    let isClosed = false;
+    const closed = new Promise(resolve => socket.once('close', () => resolve((isClosed = true))));
+    socket.on('error', () => undefined);
+    await new Promise(resolve => socket.once('secureConnect', resolve));
+    await waitFor(() => registry!.get(m.id)?.openConnections === 1);
+    clock.advance(999);
+    // Time for a close to arrive, had the profile's 50 ms applied.
+    await new Promise(resolve => setTimeout(resolve, 100));
+    expect(isClosed).toBe(false);
+    clock.advance(1);
+    await closed;
+    await waitFor(() => registry!.get(m.id)?.openConnections === 0);
   });
 
   test('builder faults apply per builder, filtered by profile', async () => {

@@ -1,5 +1,6 @@
 import {describe, expect, test} from '@jest/globals';
 import {Builder, type BuilderOpts} from '../src/builder.js';
+import type {BuilderEndpoint} from '../src/builder-endpoint.js';
 import {ManualClock} from '../src/clock.js';
 import {Ledger} from '../src/ledger.js';
 import {resolveProfile} from '../src/profiles.js';
@@ -105,5 +106,34 @@ describe('Builder', () => {
     expect(clock.pendingTimers()).toBe(0);
     expect(builder.details()).toMatchObject({status: 'terminated', metadata: {host: ''}});
     expect(() => builder.markFailed()).toThrow(/terminated/);
+  });
+});
+
+describe('Builder.setEndpointMode', () => {
+  test('passes the mode to the listener while the builder lives; the status does not change', () => {
+    const modes: string[] = [];
+    const endpoint = {
+      setMode: (m: string) => modes.push(m),
+      close: async () => undefined
+    } as unknown as BuilderEndpoint;
+    const {clock, builder} = make({endpoint});
+    clock.advance(100);
+    builder.setEndpointMode('silent');
+    builder.setEndpointMode('kill');
+    expect(modes).toEqual(['silent', 'kill']);
+    expect(builder.status).toBe('ready');
+  });
+
+  test('throws without a listener, and once failed or terminated', async () => {
+    expect(() => make().builder.setEndpointMode('silent')).toThrow(
+      'Builder bld_1 has no listener (its host is a closed port)'
+    );
+    const endpoint = {setMode: () => undefined, close: async () => undefined} as unknown as BuilderEndpoint;
+    const failed = make({endpoint}).builder;
+    failed.markFailed();
+    expect(() => failed.setEndpointMode('kill')).toThrow('Builder bld_1 is failed; its listener is closed');
+    const gone = make({endpoint}).builder;
+    await gone.terminate('teardown');
+    expect(() => gone.setEndpointMode('normal')).toThrow('Builder bld_1 is terminated; its listener is closed');
   });
 });

@@ -1,5 +1,5 @@
 import {describe, expect, test} from '@jest/globals';
-import {FaultInjector, parseFaultRule} from '../src/faults.js';
+import {BUILDER_BEHAVIOURS, BUILDER_FRONTS, FaultInjector, isBuilderFront, parseFaultRule} from '../src/faults.js';
 
 describe('parseFaultRule', () => {
   test('keeps only known fields', () => {
@@ -20,10 +20,36 @@ describe('parseFaultRule', () => {
     [6, {route: 'assign', headers: {a: 1}}, /"headers"/],
     [7, {route: 'details', delayMs: -5}, /"delayMs"/],
     [8, {route: 'builder', behaviour: 'melt'}, /"behaviour"/],
-    [9, {route: 'builder', behaviour: 'fail', afterMs: 'soon'}, /"afterMs"/]
+    [9, {route: 'builder', behaviour: 'fail', afterMs: 'soon'}, /"afterMs"/],
+    [10, {route: 'builder', behaviour: 'close-idle', idleMs: 0}, /"idleMs" must be a positive number/],
+    [11, {route: 'builder', behaviour: 'close-idle', idleMs: '1s'}, /"idleMs"/]
   ])('%d: rejects %j', (_n, input, message) => {
     expect(() => parseFaultRule(input)).toThrow(message);
   });
+});
+
+test.each([
+  'keep-open',
+  'close-after-handshake',
+  'reset-after-handshake',
+  'close-idle',
+  'refuse-client-cert',
+  'wrong-server-cert',
+  'never-answer'
+])('the TLS front %s is a builder behaviour', front => {
+  expect(BUILDER_FRONTS).toContain(front);
+  expect(BUILDER_BEHAVIOURS).toContain(front);
+  expect(isBuilderFront(front)).toBe(true);
+  expect(parseFaultRule({route: 'builder', behaviour: front, idleMs: 30})).toEqual({
+    route: 'builder',
+    behaviour: front,
+    idleMs: 30
+  });
+});
+
+test('lifecycle and metadata behaviours are no fronts', () => {
+  expect(isBuilderFront('tls-wrong-ca')).toBe(false);
+  expect(isBuilderFront('never-ready')).toBe(false);
 });
 
 describe('FaultInjector', () => {

@@ -32,3 +32,26 @@ test('corruptPem keeps the armour but breaks the body', async () => {
   expect(bad).toMatch(/^-----BEGIN CERTIFICATE-----\n.*\n-----END CERTIFICATE-----/);
   expect(() => new X509Certificate(bad)).toThrow();
 });
+
+test('the server certificate carries the names it is given', async () => {
+  const pki = await generateBuilderPki({
+    label: 'named',
+    serverNames: ['127.0.0.1', 'localhost', 'builder.remote-builder.test', 'localhost', '10.1.2.3']
+  });
+  const server = new X509Certificate(pki.serverCert);
+  expect(server.subjectAltName).toBe(
+    'IP Address:127.0.0.1, DNS:localhost, DNS:builder.remote-builder.test, IP Address:10.1.2.3'
+  );
+  expect(server.checkHost('builder.remote-builder.test')).toBe('builder.remote-builder.test');
+  expect(server.checkIP('127.0.0.1')).toBe('127.0.0.1');
+  expect(server.subject).toContain('CN=localhost');
+});
+
+test('a server certificate for another name only matches that name', async () => {
+  const pki = await generateBuilderPki({label: 'wrong', serverNames: ['wrong-host.invalid']});
+  const server = new X509Certificate(pki.serverCert);
+  expect(server.subjectAltName).toBe('DNS:wrong-host.invalid');
+  expect(server.checkIP('127.0.0.1')).toBeUndefined();
+  expect(server.checkIssued(new X509Certificate(pki.caCert))).toBe(true);
+  await expect(generateBuilderPki({label: 'none', serverNames: []})).rejects.toThrow('at least one name');
+});

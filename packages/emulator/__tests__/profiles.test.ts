@@ -16,7 +16,10 @@ describe('resolveProfile', () => {
       buildersPerAssignment: 1,
       size: '16x32',
       readyDelayMs: 0,
-      hostFormat: 'bare'
+      hostFormat: 'bare',
+      hostName: '127.0.0.1',
+      front: 'keep-open',
+      frontIdleMs: 200
     });
     expect(defaultProfileId('p')).toMatch(/^bp_[0-9a-f]{16}$/);
     expect(defaultProfileId('p')).toBe(defaultProfileId('p'));
@@ -30,9 +33,20 @@ describe('resolveProfile', () => {
       size: '64x128',
       readyDelayMs: 5,
       hostFormat: 'tcp',
-      buildersPerAssignment: 2
+      buildersPerAssignment: 2,
+      hostName: 'builder.remote-builder.test',
+      front: 'close-idle',
+      frontIdleMs: 50
     });
-    expect(p).toMatchObject({id: 'bp_custom', architectures: ['amd64', 'arm64'], size: '64x128', hostFormat: 'tcp'});
+    expect(p).toMatchObject({
+      id: 'bp_custom',
+      architectures: ['amd64', 'arm64'],
+      size: '64x128',
+      hostFormat: 'tcp',
+      hostName: 'builder.remote-builder.test',
+      front: 'close-idle',
+      frontIdleMs: 50
+    });
   });
 
   test.each<[number, unknown, RegExp]>([
@@ -43,7 +57,14 @@ describe('resolveProfile', () => {
     [5, {name: 'a', size: '8x16'}, /size/],
     [6, {name: 'a', readyDelayMs: -1}, /readyDelayMs/],
     [7, {name: 'a', hostFormat: 'http'}, /hostFormat/],
-    [8, {name: 'a', id: 'has/slash'}, /"id"/]
+    [8, {name: 'a', id: 'has/slash'}, /"id"/],
+    [9, {name: 'a', hostName: ''}, /"hostName" must be a DNS name or an IPv4 address/],
+    [10, {name: 'a', hostName: 'http://x'}, /"hostName"/],
+    [11, {name: 'a', hostName: 'a..b'}, /"hostName"/],
+    [12, {name: 'a', hostName: '-a.b'}, /"hostName"/],
+    [13, {name: 'a', front: 'open'}, /"front" must be one of keep-open, close-after-handshake, .*never-answer/],
+    [14, {name: 'a', frontIdleMs: 0}, /"frontIdleMs" must be a positive number/],
+    [15, {name: 'a', frontIdleMs: Infinity}, /"frontIdleMs"/]
   ])('%d: rejects %j', (_n, config, message) => {
     expect(() => resolveProfile(config as ProfileConfig)).toThrow(message);
   });

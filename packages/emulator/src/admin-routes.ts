@@ -1,4 +1,5 @@
 import type {BuilderDetails} from './builder.js';
+import {ENDPOINT_MODES, type EndpointMode} from './builder-endpoint.js';
 import {type FaultRule, parseFaultRule, type StoredFault} from './faults.js';
 import {apiError, type HttpResult, json, parseJson} from './http.js';
 import type {LedgerEntry} from './ledger.js';
@@ -23,6 +24,7 @@ export interface EmulatorControls {
   builderDetails(id: string): BuilderDetails | undefined;
   markReady(id: string): void;
   markFailed(id: string): void;
+  setEndpointMode(id: string, mode: EndpointMode): void;
   /** Clears faults and the request log; keeps the ledger. */
   reset(): void;
 }
@@ -30,7 +32,8 @@ export interface EmulatorControls {
 /**
  * Handles `/_emulator/*`:
  * GET health, GET ledger, GET requests, GET profiles, GET|POST|DELETE faults, DELETE faults/{id},
- * POST builders/{id}/ready, POST builders/{id}/fail, GET|PUT latency, POST reset.
+ * POST builders/{id}/ready, POST builders/{id}/fail, POST builders/{id}/endpoint {"mode": "normal"|"silent"|"kill"},
+ * GET|PUT latency, POST reset.
  * Bodies are read as JSON whatever their content type.
  */
 export function handleAdmin(controls: EmulatorControls, method: string, pathname: string, body: Buffer): HttpResult {
@@ -94,6 +97,22 @@ export function handleAdmin(controls: EmulatorControls, method: string, pathname
       return apiError(409, 'conflict', e instanceof Error ? e.message : String(e));
     }
     return json(200, controls.builderDetails(id));
+  }
+  const endpoint = /^\/builders\/([^/]+)\/endpoint$/.exec(path);
+  if (endpoint) {
+    if (method !== 'POST') return notAllowed('POST');
+    const id = decodeURIComponent(endpoint[1] as string);
+    if (!controls.builderDetails(id)) return apiError(404, 'builder_not_found', `No builder ${JSON.stringify(id)}`);
+    const mode = (parseJson(body) as {mode?: unknown} | null | undefined)?.mode;
+    if (!(ENDPOINT_MODES as readonly unknown[]).includes(mode)) {
+      return apiError(400, 'bad_request', `Body must be {"mode": ${ENDPOINT_MODES.map(m => `"${m}"`).join('|')}}`);
+    }
+    try {
+      controls.setEndpointMode(id, mode as EndpointMode);
+    } catch (e) {
+      return apiError(409, 'conflict', e instanceof Error ? e.message : String(e));
+    }
+    return json(200, {id, mode});
   }
   if (path === '/latency') {
     if (method === 'GET') return json(200, {ms: controls.latency()});

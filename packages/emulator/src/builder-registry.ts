@@ -4,9 +4,9 @@ import {Builder, type BuilderMetadata} from './builder.js';
 import {BuilderEndpoint} from './builder-endpoint.js';
 import type {BuildkitBackend} from './buildkit-backend.js';
 import type {EmulatorClock} from './clock.js';
-import type {BuilderFaultRule, FaultInjector} from './faults.js';
+import {type BuilderFaultRule, type BuilderFront, type FaultInjector, isBuilderFront} from './faults.js';
 import type {Ledger, TerminationReason} from './ledger.js';
-import {corruptPem, generateBuilderPki, generateCa} from './pki.js';
+import {corruptPem, DEFAULT_SERVER_NAMES, generateBuilderPki, generateCa} from './pki.js';
 import {builderArchitectures, type HostFormat, type Profile} from './profiles.js';
 
 export interface BuilderRegistryOpts {
@@ -82,7 +82,13 @@ export class BuilderRegistry {
   }
 
   async #prepare(id: string, profile: Profile, fault: BuilderFaultRule | undefined): Promise<Prepared> {
-    const pki = await generateBuilderPki({label: id});
+    // A front fault wins over the profile's front.
+    const front: BuilderFront = isBuilderFront(fault?.behaviour) ? fault.behaviour : profile.front;
+    const idleMs = (isBuilderFront(fault?.behaviour) ? fault?.idleMs : undefined) ?? profile.frontIdleMs;
+    const pki = await generateBuilderPki({
+      label: id,
+      serverNames: front === 'wrong-server-cert' ? [WRONG_SERVER_NAME] : [...DEFAULT_SERVER_NAMES, profile.hostName]
+    });
     const metadata: BuilderMetadata = {
       host: '',
       ca: pki.caCert,
@@ -91,16 +97,20 @@ export class BuilderRegistry {
     };
     let endpoint: BuilderEndpoint | undefined;
     if (fault?.behaviour === 'tls-refuse') {
-      metadata.host = formatHost(profile.hostFormat, await unusedPort());
+      metadata.host = formatHost(profile.hostFormat, await unusedPort(), profile.hostName);
     } else {
       endpoint = await BuilderEndpoint.listen({
         serverCert: pki.serverCert,
         serverKey: pki.serverKey,
         caCert: pki.caCert,
         backend: this.#opts.backend,
-        onConnectionCountChange: open => this.#builders.get(id)?.connectionsChanged(open)
+        onConnectionCountChange: open => this.#builders.get(id)?.connectionsChanged(open),
+        // The wrong certificate is in the PKI; the connections are served as usual.
+        front: front === 'wrong-server-cert' ? 'keep-open' : front,
+        idleMs,
+        clock: this.#opts.clock
       });
-      metadata.host = formatHost(profile.hostFormat, endpoint.port);
+      metadata.host = formatHost(profile.hostFormat, endpoint.port, profile.hostName);
     }
     switch (fault?.behaviour) {
       case 'missing-pem':
@@ -131,9 +141,12 @@ export function newBuilderId(): string {
   return `bld_${randomBytes(8).toString('hex')}`;
 }
 
-/** `metadata.host` for a loopback port in the profile's format. */
-export function formatHost(format: HostFormat, port: number): string {
-  return format === 'tcp' ? `tcp://127.0.0.1:${port}` : `127.0.0.1:${port}`;
+/** The only name the 'wrong-server-cert' front's certificate is valid for. */
+export const WRONG_SERVER_NAME = 'wrong-host.invalid';
+
+/** `metadata.host` for a port in the profile's format, e.g. `127.0.0.1:PORT` or `tcp://HOST:PORT`. */
+export function formatHost(format: HostFormat, port: number, hostName = '127.0.0.1'): string {
+  return format === 'tcp' ? `tcp://${hostName}:${port}` : `${hostName}:${port}`;
 }
 
 /** A loopback port that was free a moment ago (bound, then released); for the 'tls-refuse' fault. */

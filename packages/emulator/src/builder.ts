@@ -1,4 +1,4 @@
-import type {BuilderEndpoint} from './builder-endpoint.js';
+import type {BuilderEndpoint, EndpointMode} from './builder-endpoint.js';
 import type {EmulatorClock, Timer} from './clock.js';
 import type {BuilderBehaviour} from './faults.js';
 import type {Ledger, TerminationReason} from './ledger.js';
@@ -47,7 +47,10 @@ export interface BuilderOpts {
   readyMetadata: BuilderMetadata;
   /** The mTLS listener; absent under the 'tls-refuse' fault. */
   endpoint?: BuilderEndpoint;
-  /** A lifecycle fault: 'never-ready', 'fail' or 'fail-after-ms' (others only shape `readyMetadata`). */
+  /**
+   * A lifecycle fault: 'never-ready', 'fail' or 'fail-after-ms' (the others only shape `readyMetadata` or
+   * the endpoint's front).
+   */
   behaviour?: BuilderBehaviour;
   failAfterMs?: number;
   /** Called once the builder is terminated by its idle time-out. */
@@ -131,6 +134,20 @@ export class Builder {
   connectionsChanged(open: number): void {
     this.#openConnections = open;
     this.#armIdleTimer();
+  }
+
+  /**
+   * Changes how the builder's listener treats connections (see EndpointMode): 'silent' or 'kill' make a
+   * builder that died behind its front; the status does not change (the service has not noticed). Throws
+   * when the builder has no listener ('tls-refuse'), is failed or terminated (its listener is closed), or
+   * the endpoint refuses the change.
+   */
+  setEndpointMode(mode: EndpointMode): void {
+    if (!this.endpoint) throw new Error(`Builder ${this.id} has no listener (its host is a closed port)`);
+    if (this.#status === 'failed' || this.#status === 'terminated') {
+      throw new Error(`Builder ${this.id} is ${this.#status}; its listener is closed`);
+    }
+    this.endpoint.setMode(mode);
   }
 
   /** Makes a pending builder ready now. Throws when failed or terminated; no-op when already ready. */

@@ -1,4 +1,6 @@
-import {realpathSync} from 'node:fs';
+import {mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
 import type {ApiKey} from './auth.js';
 import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
@@ -17,6 +19,10 @@ export interface CliOptions {
   dockerSocket?: string;
   latencyMs?: number;
   idleTimeoutMs?: number;
+  /** Serve HTTPS with a certificate for this name (signed by a private CA generated at start). */
+  httpsHostname?: string;
+  /** Where to write the PEM of that CA (default: a temporary file, removed at exit). */
+  caOut?: string;
   /** Do not print a line per API request. */
   quiet: boolean;
 }
@@ -35,6 +41,10 @@ Options:
   --docker-socket PATH   proxy builders to this dockerd's BuildKit (default: TLS handshake only)
   --latency-ms N         latency added to every API response (default 0)
   --idle-timeout-ms N    builder idle time-out (default 1800000; 0 disables)
+  --https NAME           serve the API over HTTPS with a certificate for NAME (and localhost,
+                         127.0.0.1) signed by a private CA generated at start
+  --ca-out FILE          with --https: write that CA's PEM to FILE (default: a temporary file);
+                         clients trust it with NODE_EXTRA_CA_CERTS=FILE
   --quiet                do not print a line per API request
   -h, --help             show this help`;
 
@@ -53,7 +63,9 @@ const VALUE_FLAGS = [
   '--api-key',
   '--docker-socket',
   '--latency-ms',
-  '--idle-timeout-ms'
+  '--idle-timeout-ms',
+  '--https',
+  '--ca-out'
 ] as const;
 
 /** Parses CLI arguments (`--flag value` or `--flag=value`); throws CliUsageError. Pure. */
@@ -103,7 +115,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--idle-timeout-ms':
         opts.idleTimeoutMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
         break;
+      case '--https':
+        opts.httpsHostname = value;
+        break;
+      case '--ca-out':
+        opts.caOut = value;
+        break;
     }
+  }
+  if (opts.caOut !== undefined && opts.httpsHostname === undefined) {
+    throw new CliUsageError('Option --ca-out needs --https');
   }
   return opts;
 }
@@ -137,6 +158,7 @@ export function emulatorOptsFromCli(cli: CliOptions, config?: EmulatorConfigFile
   if (cli.dockerSocket !== undefined) opts.dockerSocket = cli.dockerSocket;
   if (cli.latencyMs !== undefined) opts.latencyMs = cli.latencyMs;
   if (cli.idleTimeoutMs !== undefined) opts.idleTimeoutMs = cli.idleTimeoutMs;
+  if (cli.httpsHostname !== undefined) opts.https = {hostnames: [cli.httpsHostname]};
   return opts;
 }
 
@@ -177,8 +199,26 @@ export async function runCli(
     io.err(`Failed to start the emulator: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
+  let caDir: string | undefined;
+  let caFile: string | undefined;
+  if (emu.apiCaCert !== undefined) {
+    try {
+      if (cli.caOut === undefined) caDir = mkdtempSync(join(tmpdir(), 'remote-builder-emulator-'));
+      caFile = cli.caOut ?? join(caDir as string, 'api-ca.pem');
+      writeFileSync(caFile, emu.apiCaCert);
+    } catch (e) {
+      io.err(`Failed to write the API's CA certificate: ${e instanceof Error ? e.message : String(e)}`);
+      await emu.close();
+      return 1;
+    }
+  }
   io.out(`Remote-builder emulator listening on ${emu.url}`);
   io.out(`  API base URL: ${emu.url}  (endpoints under /api/v1, admin under /_emulator)`);
+  if (caFile !== undefined) {
+    const port = new URL(emu.url).port;
+    io.out(`  HTTPS:        certificate for ${cli.httpsHostname}, https://${cli.httpsHostname}:${port}`);
+    io.out(`  API CA:       ${caFile}  (clients: NODE_EXTRA_CA_CERTS=${caFile})`);
+  }
   io.out(`  API key:      ${emu.apiKey}`);
   io.out(
     `  Profiles:     ${emu
@@ -190,6 +230,7 @@ export async function runCli(
   io.out('Press Ctrl+C to stop.');
   await (stop ?? waitForSignal());
   await emu.close();
+  if (caDir !== undefined) rmSync(caDir, {recursive: true, force: true});
   io.out(formatLedger(emu.ledger(), emu.totalCost()));
   return 0;
 }

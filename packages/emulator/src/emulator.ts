@@ -2,6 +2,7 @@ import type {EmulatorControls} from './admin-routes.js';
 import {ServiceApi} from './api-routes.js';
 import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
+import type {EndpointMode} from './builder-endpoint.js';
 import {BuilderRegistry} from './builder-registry.js';
 import {createBuildkitBackend} from './buildkit-backend.js';
 import {CiApi} from './ci-routes.js';
@@ -14,6 +15,7 @@ import {type RunnerImageRecord, RunnerImageStore} from './runner-images.js';
 import {type RunnerRecord, RunnerStore, type StockRunnerConfig} from './runners.js';
 import {ApiServer} from './server.js';
 import {DEFAULT_STACKS, StackCatalog, type StackConfig, type StackRecord} from './stacks.js';
+import {type ApiTlsMaterial, generateApiTls} from './testing/api-certificate.js';
 
 /** Default builder idle time-out: 30 minutes (spec §3 rule 2 says "not shown"; the emulator's choice). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -41,6 +43,11 @@ export interface EmulatorOpts {
   stacks?: StackConfig[];
   /** The service's own runners, listed besides the custom ones (`stock_runner_id` set); default none. */
   stockRunners?: StockRunnerConfig[];
+  /**
+   * Serve the API over HTTPS with a certificate for these names (localhost and 127.0.0.1 are always included),
+   * signed by a private CA generated at start (`apiCaCert`: what clients must trust). Default: plain HTTP.
+   */
+  https?: {hostnames?: string[]};
 }
 
 /**
@@ -63,9 +70,10 @@ export class Emulator implements EmulatorControls {
   readonly #runners: RunnerStore;
   #latencyMs: number;
   #url = '';
+  readonly #apiCaCert?: string;
   #closing?: Promise<void>;
 
-  private constructor(opts: EmulatorOpts) {
+  private constructor(opts: EmulatorOpts, apiTls?: ApiTlsMaterial) {
     const clock = opts.clock ?? systemClock;
     const keys = opts.apiKeys ?? [...DEFAULT_API_KEYS];
     if (keys.length === 0) throw new Error('At least one API key is required');
@@ -99,22 +107,31 @@ export class Emulator implements EmulatorControls {
       requestLog: this.#requestLog,
       clock,
       latencyMs: () => this.#latencyMs,
-      onRequest: log
+      onRequest: log,
+      ...(apiTls ? {tls: {cert: apiTls.cert, key: apiTls.key}} : {})
     });
+    this.#apiCaCert = apiTls?.caCert;
   }
 
   /** Validates the options, starts the API server and resolves once it listens. */
   static async start(opts: EmulatorOpts): Promise<Emulator> {
-    const emulator = new Emulator(opts);
+    const apiTls = opts.https ? await generateApiTls({hostnames: opts.https.hostnames ?? []}) : undefined;
+    const emulator = new Emulator(opts, apiTls);
     await emulator.#server.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
     const {address, port, family} = emulator.#server.address();
-    emulator.#url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+    const scheme = apiTls ? 'https' : 'http';
+    emulator.#url = `${scheme}://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
     return emulator;
   }
 
-  /** Base URL of the service (the API is under /api/v1), e.g. 'http://127.0.0.1:PORT'. */
+  /** Base URL of the service (the API is under /api/v1), e.g. 'http://127.0.0.1:PORT' ('https://…' with `https`). */
   get url(): string {
     return this.#url;
+  }
+
+  /** PEM of the private CA that signed the API's certificate (option `https`); undefined over plain HTTP. */
+  get apiCaCert(): string | undefined {
+    return this.#apiCaCert;
   }
 
   /** Every builder ever assigned, billed up to now for live ones. */
@@ -206,6 +223,16 @@ export class Emulator implements EmulatorControls {
   /** Puts a builder in 'failed'; throws when unknown or terminated. */
   markFailed(builderId: string): void {
     this.#builder(builderId).markFailed();
+  }
+
+  /**
+   * Changes how a builder's listener treats connections: 'silent' (open connections stay open, nothing
+   * flows; new ones are never answered), 'kill' (connections destroyed, connections refused) or 'normal'
+   * (back from 'silent'). The builder's status does not change. Throws when the builder is unknown, has no
+   * listener, is failed or terminated, or after 'kill'.
+   */
+  setEndpointMode(builderId: string, mode: EndpointMode): void {
+    this.#builder(builderId).setEndpointMode(mode);
   }
 
   /** Clears faults and the request log; keeps the ledger and the builders. */

@@ -13,6 +13,28 @@ export const FAULT_ROUTES = [
 ] as const;
 export type FaultRoute = (typeof FAULT_ROUTES)[number];
 
+/**
+ * How a builder's TLS front behaves: a profile's `front`, or a builder fault (which wins over the profile).
+ * 'wrong-server-cert' presents a server certificate for another host name; the others are EndpointFront
+ * (builder-endpoint.ts): keep-open, close-after-handshake, reset-after-handshake, close-idle,
+ * refuse-client-cert, never-answer.
+ */
+export const BUILDER_FRONTS = [
+  'keep-open',
+  'close-after-handshake',
+  'reset-after-handshake',
+  'close-idle',
+  'refuse-client-cert',
+  'wrong-server-cert',
+  'never-answer'
+] as const;
+export type BuilderFront = (typeof BUILDER_FRONTS)[number];
+
+/** True for a behaviour that is a TLS front. */
+export function isBuilderFront(value: unknown): value is BuilderFront {
+  return (BUILDER_FRONTS as readonly unknown[]).includes(value);
+}
+
 /** Builder behaviours a fault can impose on builders assigned after it is added. */
 export const BUILDER_BEHAVIOURS = [
   'never-ready',
@@ -21,7 +43,8 @@ export const BUILDER_BEHAVIOURS = [
   'missing-pem',
   'malformed-pem',
   'tls-refuse',
-  'tls-wrong-ca'
+  'tls-wrong-ca',
+  ...BUILDER_FRONTS
 ] as const;
 export type BuilderBehaviour = (typeof BUILDER_BEHAVIOURS)[number];
 
@@ -47,6 +70,11 @@ export interface ApiFaultRule {
   builderId?: string;
   /** Only requests about this profile (by name): assign's profile_name, a builder's profile, a cache reset's profile. */
   profile?: string;
+  /**
+   * Entries added to the `builder_instances` of the real answer (the request is processed): an odd but legal
+   * assign answer, e.g. `[{"id": ""}, null, 7]` next to the builders really assigned (and billed).
+   */
+  appendEntries?: unknown[];
 }
 
 /**
@@ -58,11 +86,14 @@ export interface ApiFaultRule {
  * - 'malformed-pem': ready, but the three PEM strings have a corrupt body.
  * - 'tls-refuse': ready, but `host` points to a port nobody listens on.
  * - 'tls-wrong-ca': ready, but `ca` is a CA that did not sign the server certificate.
+ * - a BuilderFront: ready, behind that TLS front ('close-idle' closes after `idleMs`, default 200).
  */
 export interface BuilderFaultRule {
   route: 'builder';
   behaviour: BuilderBehaviour;
   afterMs?: number;
+  /** 'close-idle' only: how long a connection may stay silent after the handshake. */
+  idleMs?: number;
   profile?: string;
   times?: number;
 }
@@ -100,7 +131,8 @@ export function parseFaultRule(input: unknown): FaultRule {
       throw new Error(`Fault rule "behaviour" must be one of ${BUILDER_BEHAVIOURS.join(', ')}`);
     }
     optional('afterMs', isNonNegative, 'a non-negative number');
-    return pick(r, ['route', 'behaviour', 'afterMs', 'profile', 'times']) as unknown as BuilderFaultRule;
+    optional('idleMs', v => isNonNegative(v) && (v as number) > 0, 'a positive number');
+    return pick(r, ['route', 'behaviour', 'afterMs', 'idleMs', 'profile', 'times']) as unknown as BuilderFaultRule;
   }
   if (!(FAULT_ROUTES as readonly unknown[]).includes(r.route)) {
     throw new Error(`Fault rule "route" must be one of ${[...FAULT_ROUTES, 'builder'].join(', ')}`);
@@ -116,6 +148,7 @@ export function parseFaultRule(input: unknown): FaultRule {
   optional('action', v => v === 'respond' || v === 'reset' || v === 'hang', "'respond', 'reset' or 'hang'");
   optional('processFirst', v => typeof v === 'boolean', 'a boolean');
   optional('builderId', isString, 'a string');
+  optional('appendEntries', Array.isArray, 'an array');
   return pick(r, [
     'route',
     'status',
@@ -126,7 +159,8 @@ export function parseFaultRule(input: unknown): FaultRule {
     'times',
     'processFirst',
     'builderId',
-    'profile'
+    'profile',
+    'appendEntries'
   ]) as unknown as ApiFaultRule;
 }
 

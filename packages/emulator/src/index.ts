@@ -53,3 +53,14 @@ export {
   type CliIo
 } from './cli.js';
 export * from './harness/index.js';
+export {BUILDER_FRONTS, isBuilderFront, type BuilderFront} from './faults.js';
+export {
+  BuilderEndpoint,
+  ENDPOINT_FRONTS,
+  ENDPOINT_MODES,
+  TLS_ALERTS,
+  DEFAULT_FRONT_IDLE_MS,
+  type EndpointFront,
+  type EndpointMode
+} from './builder-endpoint.js';
+export {ForwardProxy} from './testing/forward-proxy.js';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import {randomBytes, webcrypto} from 'node:crypto';
+import {isIPv4} from 'node:net';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -36,6 +37,17 @@ export interface PkiOpts {
   now?: number;
 }
 
+export interface BuilderPkiOpts extends PkiOpts {
+  /**
+   * The names the server certificate is valid for (subjectAltName; IPv4 addresses as IP entries, others as
+   * DNS names); default DEFAULT_SERVER_NAMES.
+   */
+  serverNames?: string[];
+}
+
+/** The server certificate's names unless told otherwise. */
+export const DEFAULT_SERVER_NAMES: readonly string[] = ['127.0.0.1', 'localhost'];
+
 /** Creates a self-signed EC P-256 CA. */
 export async function generateCa(opts: PkiOpts): Promise<CertificateAuthority> {
   const keys = await generateKeys();
@@ -62,13 +74,16 @@ export async function generateCa(opts: PkiOpts): Promise<CertificateAuthority> {
 }
 
 /**
- * Creates a builder's material: its own CA, a server certificate (SAN IP:127.0.0.1 and DNS:localhost,
- * extendedKeyUsage serverAuth) and a client certificate (extendedKeyUsage clientAuth), both signed by the CA.
+ * Creates a builder's material: its own CA, a server certificate (subjectAltName from `serverNames`, by
+ * default IP:127.0.0.1 and DNS:localhost; extendedKeyUsage serverAuth) and a client certificate
+ * (extendedKeyUsage clientAuth), both signed by the CA.
  */
-export async function generateBuilderPki(opts: PkiOpts): Promise<BuilderPki> {
+export async function generateBuilderPki(opts: BuilderPkiOpts): Promise<BuilderPki> {
   const ca = await generateCa(opts);
+  const names = [...new Set(opts.serverNames ?? DEFAULT_SERVER_NAMES)];
+  if (names.length === 0) throw new Error('A server certificate needs at least one name');
   const [server, client] = await Promise.all([
-    issueLeaf(ca, opts, 'server', `CN=localhost, OU=${opts.label}`),
+    issueLeaf(ca, opts, 'server', `CN=${names.find(n => !isIPv4(n)) ?? names[0]}, OU=${opts.label}`, names),
     issueLeaf(ca, opts, 'client', `CN=remote-builder client ${opts.label}`)
   ]);
   return {
@@ -84,7 +99,8 @@ async function issueLeaf(
   ca: CertificateAuthority,
   opts: PkiOpts,
   kind: 'server' | 'client',
-  subject: string
+  subject: string,
+  names: string[] = []
 ): Promise<{cert: string; key: string}> {
   const keys = await generateKeys();
   const now = opts.now ?? Date.now();
@@ -99,10 +115,9 @@ async function issueLeaf(
   ];
   if (kind === 'server') {
     extensions.push(
-      new x509.SubjectAlternativeNameExtension([
-        {type: 'ip', value: '127.0.0.1'},
-        {type: 'dns', value: 'localhost'}
-      ])
+      new x509.SubjectAlternativeNameExtension(
+        names.map(value => ({type: isIPv4(value) ? ('ip' as const) : ('dns' as const), value}))
+      )
     );
   }
   const cert = await x509.X509CertificateGenerator.create({

@@ -1,4 +1,6 @@
 import {createHash} from 'node:crypto';
+import {DEFAULT_FRONT_IDLE_MS} from './builder-endpoint.js';
+import {BUILDER_FRONTS, type BuilderFront, isBuilderFront} from './faults.js';
 import {type Architecture, type BuilderArch, type BuilderSize, isArchitecture, isBuilderSize} from './pricing.js';
 
 /** How a builder's `metadata.host` is written: `127.0.0.1:PORT` ('bare') or `tcp://127.0.0.1:PORT` ('tcp'). */
@@ -19,6 +21,16 @@ export interface ProfileConfig {
   readyDelayMs?: number;
   /** Defaults to 'bare'. */
   hostFormat?: HostFormat;
+  /**
+   * The host name put into the details' `metadata.host` and the server certificate's subjectAltName;
+   * defaults to '127.0.0.1'. The listener still binds 127.0.0.1: another name needs a resolver or a proxy
+   * that maps it there.
+   */
+  hostName?: string;
+  /** How the builders' TLS front behaves (see BUILDER_FRONTS); defaults to 'keep-open' (a bare BuildKit). */
+  front?: BuilderFront;
+  /** 'close-idle' front: how long a connection may stay silent after the handshake; defaults to 200 ms. */
+  frontIdleMs?: number;
 }
 
 /** Profile is a ProfileConfig with every default filled in. */
@@ -30,7 +42,16 @@ export interface Profile {
   readonly size: BuilderSize;
   readonly readyDelayMs: number;
   readonly hostFormat: HostFormat;
+  readonly hostName: string;
+  readonly front: BuilderFront;
+  readonly frontIdleMs: number;
 }
+
+/** Default `hostName` of a profile. */
+export const DEFAULT_HOST_NAME = '127.0.0.1';
+
+/** A DNS name or an IPv4 address: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 /** The `builder_profiles[]` item of the listing (fields beyond id are not shown in the spec; the emulator's choice). */
 export interface ProfileListItem {
@@ -82,6 +103,18 @@ export function resolveProfile(config: ProfileConfig): Profile {
   if (hostFormat !== 'bare' && hostFormat !== 'tcp') {
     throw new Error(`Invalid ${where}: "hostFormat" must be 'bare' or 'tcp'`);
   }
+  const hostName = config.hostName ?? DEFAULT_HOST_NAME;
+  if (typeof hostName !== 'string' || !HOST_NAME.test(hostName)) {
+    throw new Error(`Invalid ${where}: "hostName" must be a DNS name or an IPv4 address`);
+  }
+  const front = config.front ?? 'keep-open';
+  if (!isBuilderFront(front)) {
+    throw new Error(`Invalid ${where}: "front" must be one of ${BUILDER_FRONTS.join(', ')}`);
+  }
+  const frontIdleMs = config.frontIdleMs ?? DEFAULT_FRONT_IDLE_MS;
+  if (typeof frontIdleMs !== 'number' || !Number.isFinite(frontIdleMs) || frontIdleMs <= 0) {
+    throw new Error(`Invalid ${where}: "frontIdleMs" must be a positive number`);
+  }
   return {
     name: config.name,
     id: config.id ?? defaultProfileId(config.name),
@@ -90,7 +123,10 @@ export function resolveProfile(config: ProfileConfig): Profile {
     buildersPerAssignment: perAssignment,
     size,
     readyDelayMs,
-    hostFormat
+    hostFormat,
+    hostName,
+    front,
+    frontIdleMs
   };
 }
 

@@ -1,4 +1,5 @@
 import http, {type IncomingMessage, type ServerResponse} from 'node:http';
+import https from 'node:https';
 import type net from 'node:net';
 import {ADMIN_PREFIX, type EmulatorControls, handleAdmin} from './admin-routes.js';
 import {type ApiRequest, matchRoute, type ServiceApi} from './api-routes.js';
@@ -17,26 +18,31 @@ export interface ApiServerOpts {
   latencyMs: () => number;
   /** Called after each API request is settled (for CLI logs). */
   onRequest?: (line: string) => void;
+  /** Serve HTTPS with this certificate and key (PEM) instead of HTTP. */
+  tls?: {cert: string; key: string};
 }
 
 /**
- * ApiServer is the emulator's HTTP front: `/api/v1/*` goes through the request log, fault injection and
- * latency to the ServiceApi; `/_emulator/*` goes to the admin routes, unrecorded and undelayed.
+ * ApiServer is the emulator's HTTP (with `tls`, HTTPS) front: `/api/v1/*` goes through the request log, fault
+ * injection and latency to the ServiceApi; `/_emulator/*` goes to the admin routes, unrecorded and undelayed.
  */
 export class ApiServer {
   readonly #opts: ApiServerOpts;
-  readonly #server: http.Server;
+  readonly #server: http.Server | https.Server;
   readonly #timers = new Set<Timer>();
   readonly #hung = new Set<ServerResponse>();
   #closed = false;
 
   constructor(opts: ApiServerOpts) {
     this.#opts = opts;
-    this.#server = http.createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.#dispatch(req, res).catch((e: unknown) => {
         writeResult(res, apiError(500, 'internal', e instanceof Error ? e.message : String(e)));
       });
-    });
+    };
+    this.#server = opts.tls
+      ? https.createServer({cert: opts.tls.cert, key: opts.tls.key}, handler)
+      : http.createServer(handler);
   }
 
   /** Starts listening; resolves once bound. */
@@ -145,6 +151,7 @@ export class ApiServer {
       return;
     }
     if (action === 'respond') result = faultResponse(fault as ApiFaultRule & {id: string});
+    if (fault?.appendEntries && result) result = withAppendedEntries(result, fault.appendEntries);
     const final = result as HttpResult;
     settle(final.status);
     writeResult(res, final);
@@ -167,6 +174,23 @@ function faultResponse(rule: ApiFaultRule & {id: string}): HttpResult {
   const status = rule.status ?? 500;
   const body = rule.body ?? {error: {code: 'injected_fault', message: `Fault ${rule.id} injected by the emulator`}};
   return {status, body, headers: rule.headers};
+}
+
+/**
+ * The real answer with entries added to its `builder_instances` (an odd but legal assign answer: entries the
+ * client cannot use next to the builders the emulator really assigned and bills).
+ */
+function withAppendedEntries(result: HttpResult, entries: unknown[]): HttpResult {
+  const body = result.body;
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    !Array.isArray((body as Record<string, unknown>).builder_instances)
+  ) {
+    return result;
+  }
+  const list = (body as {builder_instances: unknown[]}).builder_instances;
+  return {...result, body: {...body, builder_instances: [...list, ...entries]}};
 }
 
 function bodyError(e: unknown): HttpResult {

@@ -1,104 +1,288 @@
 import {isIP} from 'node:net';
-import {connect, type TLSSocket} from 'node:tls';
+import type {Duplex} from 'node:stream';
+import {checkServerIdentity, connect, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
 
 export interface TlsProbeOpts {
   hostname: string;
   port: number;
   pems: BuilderPems;
+  /** Time limit of one probe, connection included. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Opens the stream the TLS connection runs over (e.g. an HTTP proxy tunnel); by default a direct TCP
+   * connection to hostname:port. The signal aborts at the probe's time limit or cancellation. An error it
+   * throws makes the builder 'unreachable', unless it is a TlsProbeError (rethrown as is).
+   */
+  connect?: (signal?: AbortSignal) => Promise<Duplex>;
 }
 
-/** Why a probe failed: `unreachable` may pass as the builder boots; `rejected` means the TLS material is wrong. */
+/**
+ * Why a probe failed. `unreachable` and `timeout` mean "not up yet" (poll again); `rejected` means the TLS
+ * material is wrong, and `side` says whose certificate was refused: 'client' when the builder refused ours
+ * with a certificate alert, 'server' when the builder's certificate does not match the CA or host.
+ */
 export class TlsProbeError extends Error {
   readonly kind: 'unreachable' | 'rejected' | 'timeout' | 'aborted';
   readonly code?: string;
-  constructor(kind: TlsProbeError['kind'], message: string, code?: string) {
+  readonly side?: 'client' | 'server';
+  constructor(kind: TlsProbeError['kind'], message: string, code?: string, side?: 'client' | 'server') {
     super(message);
     this.name = 'TlsProbeError';
     this.kind = kind;
     this.code = code;
+    if (side) this.side = side;
   }
 }
 
 /** TlsProbe checks that a builder endpoint completes a mutual-TLS handshake; tests may inject their own. */
 export type TlsProbe = (opts: TlsProbeOpts) => Promise<void>;
 
-/** How long to wait for a TLS 1.3 server's verdict on our certificate when it sends no session ticket. */
-const TLS13_ACCEPT_GRACE_MS = 300;
+/**
+ * TLS 1.3 only: how long to wait after our handshake for the server's verdict on our certificate (a session
+ * ticket, data, a close or an alert) before we close our side to ask for it.
+ */
+const TLS13_VERDICT_GRACE_MS = 300;
 
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN'
-]);
+/** Alerts (RFC 8446 §6.2) by which a server refuses the client's certificate. */
+const CERTIFICATE_ALERTS: Record<number, string> = {
+  42: 'bad certificate',
+  43: 'unsupported certificate',
+  44: 'certificate revoked',
+  45: 'certificate expired',
+  46: 'certificate unknown',
+  48: 'unknown CA',
+  49: 'access denied',
+  116: 'certificate required'
+};
+
+/** Other alerts, named in messages. */
+const OTHER_ALERTS: Record<number, string> = {
+  0: 'close notify',
+  10: 'unexpected message',
+  20: 'bad record MAC',
+  22: 'record overflow',
+  40: 'handshake failure',
+  47: 'illegal parameter',
+  50: 'decode error',
+  51: 'decrypt error',
+  70: 'protocol version',
+  71: 'insufficient security',
+  80: 'internal error',
+  86: 'inappropriate fallback',
+  90: 'user canceled',
+  109: 'missing extension',
+  110: 'unsupported extension',
+  112: 'unrecognized name',
+  113: 'bad certificate status response',
+  115: 'unknown PSK identity',
+  120: 'no application protocol'
+};
+
+/** Texts of the verification errors Node reports as codes (OpenSSL's X509_verify_cert_error_string). */
+const VERIFY_ERRORS: Record<string, string> = {
+  UNABLE_TO_GET_ISSUER_CERT: 'unable to get issuer certificate',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'unable to get local issuer certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the first certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in certificate chain',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  CERT_SIGNATURE_FAILURE: 'certificate signature failure',
+  CERT_NOT_YET_VALID: 'certificate is not yet valid',
+  CERT_HAS_EXPIRED: 'certificate has expired',
+  CERT_UNTRUSTED: 'certificate not trusted',
+  CERT_REJECTED: 'certificate rejected',
+  INVALID_CA: 'invalid CA certificate',
+  INVALID_PURPOSE: 'unsupported certificate purpose'
+};
+
+const NOT_LISTENING = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * Opens a TLS connection with the builder's CA and client certificate and resolves once the handshake
- * (including the server's verification of our certificate, when it rejects at once) completes.
- * Offers ALPN h2, as BuildKit's gRPC clients do.
+ * Opens a TLS connection with the builder's CA and client certificate (offering ALPN h2, as BuildKit's gRPC
+ * clients do) and resolves once the builder has accepted it. The verdict rests on evidence, never on which
+ * event comes first:
+ * - rejected: the builder's certificate fails verification against the CA and host from the details (side
+ *   'server'), or the builder answers with a certificate alert (side 'client');
+ * - accepted: TLS 1.2 completes the handshake (the server has checked our certificate by then); TLS 1.3
+ *   completes it and then the server sends a session ticket or data, closes (cleanly or with a reset), or
+ *   stays silent until the time limit. In TLS 1.3 the server checks our certificate after our side of the
+ *   handshake ends, so a refusal arrives as an alert after it; TLS fronts often close without one;
+ * - unreachable: refused, reset, closed or failed before the handshake completed, or any alert that is not
+ *   about a certificate (e.g. a front without a healthy backend): not up yet;
+ * - timeout: no handshake within timeoutMs.
  */
 export const mutualTlsProbe: TlsProbe = opts =>
   new Promise<void>((resolve, reject) => {
     const where = `${opts.hostname}:${opts.port}`;
-    if (opts.signal?.aborted) return reject(new TlsProbeError('aborted', `TLS check of ${where} was cancelled`));
-    let socket: TLSSocket;
-    try {
-      socket = connect({
-        host: opts.hostname,
-        port: opts.port,
-        ca: opts.pems.ca,
-        cert: opts.pems.cert,
-        key: opts.pems.key,
-        ALPNProtocols: ['h2'],
-        ...(isIP(opts.hostname) ? {} : {servername: opts.hostname})
-      });
-    } catch (e) {
-      // An unusable key or a key that does not match the certificate fails before any connection.
-      const err = e as NodeJS.ErrnoException;
-      return reject(
-        new TlsProbeError('rejected', `the TLS material for ${where} is unusable: ${err.message}`, err.code)
-      );
-    }
-    let done = false;
-    const finish = (err?: TlsProbeError): void => {
-      if (done) return;
-      done = true;
+    const cancelled = (): TlsProbeError => new TlsProbeError('aborted', `TLS check of ${where} was cancelled`);
+    if (opts.signal?.aborted) return reject(cancelled());
+
+    let socket: TLSSocket | undefined;
+    let stream: Duplex | undefined;
+    let connected = false;
+    let handshakeDone = false;
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    /** Aborts opts.connect once the probe is over, whatever ended it. */
+    const limit = new AbortController();
+
+    const settle = (err?: TlsProbeError): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       opts.signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
+      limit.abort();
+      socket?.destroy();
+      stream?.destroy();
       if (err) reject(err);
       else resolve();
     };
-    const onAbort = (): void => finish(new TlsProbeError('aborted', `TLS check of ${where} was cancelled`));
-    const timer = setTimeout(
-      () => finish(new TlsProbeError('timeout', `no TLS handshake with ${where} within ${opts.timeoutMs} ms`)),
-      opts.timeoutMs
-    );
+    const onAbort = (): void => settle(cancelled());
+    const timer = setTimeout(() => {
+      // A TLS 1.3 handshake that completed with no refusal within the limit is an acceptance.
+      if (handshakeDone) return settle();
+      const how = connected ? 'it accepted the connection' : 'no connection was established';
+      settle(
+        new TlsProbeError(
+          'timeout',
+          `the builder at ${where} never completed a TLS handshake within ${opts.timeoutMs} ms (${how})`
+        )
+      );
+    }, opts.timeoutMs);
     opts.signal?.addEventListener('abort', onAbort, {once: true});
-    socket.once('secureConnect', () => {
-      if (socket.getProtocol() !== 'TLSv1.3') return finish();
-      // In TLS 1.3 the server checks our certificate after the client's handshake ends: acceptance shows
-      // as a session ticket, rejection as an alert (an 'error'). Servers that send no ticket get a short grace.
-      socket.once('session', () => finish());
-      const grace = setTimeout(() => finish(), TLS13_ACCEPT_GRACE_MS);
-      socket.once('close', () => clearTimeout(grace));
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      const code = err.code ?? '';
-      if (UNREACHABLE.has(code) && !socket.authorized) {
-        finish(new TlsProbeError('unreachable', `nothing accepts TLS connections at ${where} yet (${code})`, code));
-      } else {
-        finish(new TlsProbeError('rejected', `the mutual-TLS handshake with ${where} failed: ${err.message}`, code));
+
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const code = err.code;
+      const alert = tlsAlert(err);
+      if (alert?.certificate) {
+        return settle(
+          new TlsProbeError(
+            'rejected',
+            `the mutual-TLS handshake with ${where} failed: the builder refused our client certificate (alert: ${alert.name})`,
+            code,
+            'client'
+          )
+        );
       }
-    });
-    socket.once('close', () => {
-      if (!done)
-        finish(new TlsProbeError('rejected', `the builder at ${where} closed the TLS connection during the handshake`));
-    });
+      let message: string;
+      if (alert) message = `the builder at ${where} answered the TLS handshake with an alert (${alert.name})`;
+      // After the handshake, a reset or another failure without an alert is no refusal.
+      else if (handshakeDone) return settle();
+      else if (code && NOT_LISTENING.has(code)) message = `nothing accepts TLS connections at ${where} yet (${code})`;
+      else if (code === 'ECONNRESET' || code === 'EPIPE')
+        message = `the builder at ${where} closed the connection before the TLS handshake completed (${code})`;
+      else message = `the TLS handshake with ${where} did not complete: ${err.message}`;
+      settle(new TlsProbeError('unreachable', message, code));
+    };
+
+    const startTls = (): void => {
+      let identityError: Error | undefined;
+      try {
+        socket = connect({
+          ...(stream ? {socket: stream} : {port: opts.port}),
+          host: opts.hostname,
+          ca: opts.pems.ca,
+          cert: opts.pems.cert,
+          key: opts.pems.key,
+          ALPNProtocols: ['h2'],
+          // Verified below, so that a refused server certificate is told apart from other failures.
+          rejectUnauthorized: false,
+          checkServerIdentity: (host, cert) => (identityError = checkServerIdentity(host, cert)),
+          ...(isIP(opts.hostname) ? {} : {servername: opts.hostname})
+        });
+      } catch (e) {
+        // An unusable key or a key that does not match the certificate fails before any connection.
+        const err = e as NodeJS.ErrnoException;
+        return settle(
+          new TlsProbeError('rejected', `the TLS material for ${where} is unusable: ${err.message}`, err.code)
+        );
+      }
+      const tlsSocket = socket;
+      tlsSocket.once('connect', () => (connected = true));
+      tlsSocket.once('secureConnect', () => {
+        if (!tlsSocket.authorized) {
+          const code = verifyCode(tlsSocket.authorizationError);
+          const why = identityError?.message ?? (VERIFY_ERRORS[code] ? `${VERIFY_ERRORS[code]} (${code})` : code);
+          return settle(
+            new TlsProbeError(
+              'rejected',
+              `the mutual-TLS handshake with ${where} failed: the builder's server certificate does not match the CA/host from the details: ${why}`,
+              code,
+              'server'
+            )
+          );
+        }
+        if (tlsSocket.getProtocol() !== 'TLSv1.3') return settle();
+        handshakeDone = true;
+        tlsSocket.once('session', () => settle());
+        tlsSocket.once('data', () => settle());
+        tlsSocket.once('end', () => settle());
+        // Closing our side asks the server for its verdict: it reads our certificate before our close.
+        grace = setTimeout(() => tlsSocket.end(), TLS13_VERDICT_GRACE_MS);
+      });
+      tlsSocket.on('error', onError);
+      tlsSocket.once('close', () => {
+        if (handshakeDone) return settle();
+        settle(
+          new TlsProbeError(
+            'unreachable',
+            `the builder at ${where} closed the connection before the TLS handshake completed`
+          )
+        );
+      });
+      // Flowing, so that data, a close and alerts are read as they come.
+      tlsSocket.resume();
+    };
+
+    if (!opts.connect) return startTls();
+    const open = opts.connect;
+    Promise.resolve()
+      .then(() => open(limit.signal))
+      .then(
+        s => {
+          if (settled) return void s.destroy();
+          stream = s;
+          connected = true;
+          // Errors of the stream reach the TLS socket too; this keeps one from going unhandled.
+          s.on('error', () => undefined);
+          startTls();
+        },
+        (e: unknown) => {
+          if (settled) return;
+          if (e instanceof TlsProbeError) return settle(e);
+          const err = e as NodeJS.ErrnoException;
+          settle(
+            new TlsProbeError(
+              'unreachable',
+              `could not open a connection to ${where}: ${err?.message ?? String(e)}`,
+              err?.code
+            )
+          );
+        }
+      );
   });
+
+/** The alert in a TLS error, if it is one: its name and whether it refuses a certificate. */
+function tlsAlert(err: NodeJS.ErrnoException): {name: string; certificate: boolean} | undefined {
+  const n = /SSL alert number (\d+)/.exec(err.message ?? '');
+  if (n) {
+    const num = Number(n[1]);
+    if (CERTIFICATE_ALERTS[num]) return {name: CERTIFICATE_ALERTS[num], certificate: true};
+    return {name: OTHER_ALERTS[num] ?? `alert ${num}`, certificate: false};
+  }
+  // e.g. ERR_SSL_TLSV1_ALERT_UNKNOWN_CA, ERR_SSL_SSL/TLS_ALERT_BAD_CERTIFICATE
+  const m = /_ALERT_([A-Z0-9_]+)$/.exec(err.code ?? '');
+  if (!m) return undefined;
+  const name = (m[1] as string).toLowerCase().replace(/_/g, ' ');
+  const known = Object.values(CERTIFICATE_ALERTS).find(a => a.toLowerCase() === name);
+  return known ? {name: known, certificate: true} : {name, certificate: false};
+}
+
+/** authorizationError is typed as an Error but Node sets the verification error's code (a string). */
+function verifyCode(e: unknown): string {
+  if (typeof e === 'string') return e;
+  const err = e as {code?: string; message?: string} | undefined;
+  return err?.code ?? err?.message ?? 'unknown verification error';
+}

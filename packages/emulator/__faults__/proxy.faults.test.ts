@@ -1,0 +1,253 @@
+// Runners behind an HTTP(S) proxy: the bundled actions with HTTPS_PROXY pointing at a real forward proxy, the API
+// served over HTTPS under a name only the proxy resolves (api.remote-builder.test) with a private CA given as
+// NODE_EXTRA_CA_CERTS. Checked: the calls are tunnelled, the builder is reached directly (as buildx does), the
+// proxy's refusals and failures are named in the error, nothing is left billed, no secret (proxy password
+// included) is shown. No test lets a step resolve a .test name itself: this machine must not query DNS.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {Emulator, type ProfileConfig} from '@remote-builder-actions/emulator';
+import {ForwardProxy, type ForwardProxyOpts} from '../src/testing/forward-proxy.js';
+import {BUILD_PUSH, CONFIGURE, requireBundles, type ActionUnderTest} from './kit/actions.js';
+import {API_KEY, PROFILES, removeJob, runJob, type JobResult} from './kit/job.js';
+import {describeJob} from './kit/scenario.js';
+import {reportScan} from './kit/secret-scan.js';
+
+const API_HOST = 'api.remote-builder.test';
+const PROXY_USER = 'ci-runner';
+const PROXY_PASSWORD = 'pr0xy-s3cret-9f2e';
+
+/** An address of this machine the proxy rules do not bypass (not 127.*, not localhost) that needs no DNS. */
+const UNBYPASSED = '0.0.0.0';
+
+interface ProxyRun {
+  emu: Emulator;
+  proxy: ForwardProxy;
+  job: JobResult;
+  /** `api.remote-builder.test:PORT` */
+  apiTarget: string;
+  /** Everything the job printed. */
+  all: string;
+}
+
+interface ProxyRunOpts {
+  action: ActionUnderTest;
+  proxy?: ForwardProxyOpts;
+  /** The job's env from the proxy and the CA file; default HTTPS_PROXY + NODE_EXTRA_CA_CERTS. */
+  env?: (proxy: ForwardProxy, caFile: string) => Record<string, string>;
+  /** The api-url input from the emulator's port; default https://api.remote-builder.test:PORT. */
+  apiUrl?: (port: string) => string;
+  inputs?: Record<string, string>;
+  profiles?: ProfileConfig[];
+  /** Stop the proxy before the job runs (a proxy that is down). */
+  proxyDown?: boolean;
+}
+
+const standardEnv = (proxy: ForwardProxy, caFile: string): Record<string, string> => ({
+  HTTPS_PROXY: proxy.url,
+  NODE_EXTRA_CA_CERTS: caFile
+});
+
+/** Runs one job against a fresh HTTPS emulator behind a fresh forward proxy, then checks the shared invariants. */
+async function proxyRun(opts: ProxyRunOpts, check: (run: ProxyRun) => void): Promise<void> {
+  const emu = await Emulator.start({
+    profiles: opts.profiles ?? PROFILES,
+    apiKeys: [{key: API_KEY, scopes: ['builders']}],
+    https: {hostnames: [API_HOST, UNBYPASSED]}
+  });
+  const proxy = await ForwardProxy.start({hosts: {[API_HOST]: '127.0.0.1'}, ...opts.proxy});
+  const dir = mkdtempSync(join(tmpdir(), 'faults-proxy-ca-'));
+  let job: JobResult | undefined;
+  try {
+    const caFile = join(dir, 'api-ca.pem');
+    writeFileSync(caFile, emu.apiCaCert ?? '');
+    const port = new URL(emu.url).port;
+    const env = (opts.env ?? standardEnv)(proxy, caFile);
+    if (opts.proxyDown) await proxy.close();
+    job = await runJob({
+      action: opts.action,
+      emu,
+      inputs: {'api-url': (opts.apiUrl ?? (p => `https://${API_HOST}:${p}`))(port), ...opts.inputs},
+      env
+    });
+    const all = describeJob(job);
+    // Post never fails; no builder, certificate or secret is left; nothing stays billed.
+    for (const p of job.posts) {
+      expect({exit: p.exitCode, log: all}).toMatchObject({exit: 0});
+      expect(p.annotations.filter(a => a.level === 'error')).toEqual([]);
+    }
+    expect(job.buildersLeft).toEqual([]);
+    expect(job.leaks).toEqual([]);
+    expect(job.certs.modeProblems).toEqual([]);
+    expect(job.certs.leftAfterPost).toBe(false);
+    expect(all).not.toContain(PROXY_PASSWORD);
+    expect({live: emu.assignedBuilders().map(e => e.builderId), log: all}).toMatchObject({live: []});
+    check({emu, proxy, job, apiTarget: `${API_HOST}:${port}`, all});
+  } finally {
+    if (!opts.proxyDown) await proxy.close();
+    await emu.close();
+    rmSync(dir, {recursive: true, force: true});
+    if (job) removeJob(job);
+  }
+}
+
+/** main succeeded, one builder was assigned and torn down, and every CONNECT went to the API. */
+function succeededThroughProxy({emu, proxy, job, apiTarget, all}: ProxyRun): void {
+  expect({exit: job.main?.exitCode, log: all}).toMatchObject({exit: 0});
+  expect(job.error).toBe('');
+  expect(emu.ledger()).toEqual([expect.objectContaining({reason: 'teardown'})]);
+  const routes = emu.requests().map(r => r.route);
+  expect(routes[0]).toBe('assign');
+  expect(routes).toContain('teardown');
+  // Every API call went through a tunnel to the API, and nothing else did: the readiness check and buildx
+  // reach the builder directly. Keep-alive tunnels carry several calls.
+  const tunnels = proxy.tunnels();
+  expect(tunnels.length).toBeGreaterThanOrEqual(1);
+  expect(tunnels.length).toBeLessThanOrEqual(routes.length);
+  expect(proxy.log()).toEqual(tunnels.map(target => expect.objectContaining({method: 'CONNECT', target, status: 200})));
+  expect(new Set(tunnels)).toEqual(new Set([apiTarget]));
+}
+
+/** main failed before anything reached the service: nothing assigned, the error names the proxy. */
+function refusedByProxy(error: RegExp): (run: ProxyRun) => void {
+  return ({emu, job, all}) => {
+    expect({exit: job.main?.exitCode, log: all}).toMatchObject({exit: 1});
+    expect(job.error).toMatch(error);
+    expect(emu.requests()).toEqual([]);
+    expect(emu.ledger()).toEqual([]);
+  };
+}
+
+const BOTH: [string, ActionUnderTest][] = [
+  [CONFIGURE.name, CONFIGURE],
+  [BUILD_PUSH.name, BUILD_PUSH]
+];
+
+beforeAll(() => requireBundles([CONFIGURE, BUILD_PUSH]));
+afterAll(() => reportScan('proxy'));
+
+describe('behind a proxy', () => {
+  test.concurrent.each(BOTH)(
+    '%#. %s: HTTPS_PROXY and a private CA in NODE_EXTRA_CA_CERTS: the API is tunnelled, the builder reached directly',
+    async (_name, action) => {
+      await proxyRun({action}, run => {
+        succeededThroughProxy(run);
+        // main and post are separate processes: each opens its own tunnel (configure tears down in post).
+        if (action === CONFIGURE) expect(run.proxy.tunnels().length).toBeGreaterThanOrEqual(2);
+      });
+    }
+  );
+
+  test.concurrent(
+    'lower-case https_proxy with credentials: Proxy-Authorization, and the password shown nowhere',
+    async () => {
+      await proxyRun(
+        {
+          action: CONFIGURE,
+          proxy: {auth: {username: PROXY_USER, password: PROXY_PASSWORD}},
+          env: (proxy, caFile) => ({
+            https_proxy: proxy.urlWith(PROXY_USER, PROXY_PASSWORD),
+            NODE_EXTRA_CA_CERTS: caFile
+          })
+        },
+        run => {
+          succeededThroughProxy(run);
+          expect(run.proxy.log().every(e => e.user === PROXY_USER)).toBe(true);
+        }
+      );
+    }
+  );
+
+  test.concurrent('a loopback api-url bypasses the proxy', async () => {
+    await proxyRun({action: CONFIGURE, apiUrl: port => `https://127.0.0.1:${port}`}, ({emu, proxy, job, all}) => {
+      expect({exit: job.main?.exitCode, log: all}).toMatchObject({exit: 0});
+      expect(emu.ledger()).toEqual([expect.objectContaining({reason: 'teardown'})]);
+      expect(proxy.log()).toEqual([]);
+    });
+  });
+
+  test.concurrent.each([
+    ['NO_PROXY names it: direct', '0.0.0.0', 0],
+    ['NO_PROXY names another host: through the proxy', 'other.example', 1]
+  ])('%#. an API at an address the loopback rule misses; %s', async (_what, noProxy, tunnelled) => {
+    await proxyRun(
+      {
+        action: CONFIGURE,
+        apiUrl: port => `https://${UNBYPASSED}:${port}`,
+        env: (proxy, caFile) => ({HTTPS_PROXY: proxy.url, NO_PROXY: noProxy, NODE_EXTRA_CA_CERTS: caFile})
+      },
+      ({proxy, job, all}) => {
+        expect({exit: job.main?.exitCode, log: all}).toMatchObject({exit: 0});
+        expect(proxy.tunnels().length > 0).toBe(tunnelled > 0);
+        expect(proxy.log().filter(e => !/^0\.0\.0\.0:\d+$/.test(e.target))).toEqual([]);
+      }
+    );
+  });
+
+  test.concurrent(
+    'a builder address the proxy rules do not bypass: the readiness check goes direct, as buildx does',
+    async () => {
+      await proxyRun({action: CONFIGURE, profiles: [{name: 'p', readyDelayMs: 150, hostName: UNBYPASSED}]}, run => {
+        succeededThroughProxy(run);
+        const create = run.job.dockerCalls.find(c => c[1] === 'create') ?? [];
+        expect(create.join(' ')).toContain(`tcp://${UNBYPASSED}:`);
+      });
+    }
+  );
+
+  test.concurrent(
+    'no NODE_EXTRA_CA_CERTS: the private CA is not trusted, said so; nothing reaches the service',
+    async () => {
+      await proxyRun(
+        {action: CONFIGURE, env: proxy => ({HTTPS_PROXY: proxy.url})},
+        refusedByProxy(
+          /Failed to assign builder: UNABLE_TO_VERIFY_LEAF_SIGNATURE \(the TLS handshake with api\.remote-builder\.test:\d+ through the proxy http:\/\/127\.0\.0\.1:\d+ failed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\): trust the CA .* with NODE_EXTRA_CA_CERTS/
+        )
+      );
+    }
+  );
+
+  test.concurrent('407: the proxy wants credentials and HTTPS_PROXY has none', async () => {
+    await proxyRun(
+      {action: CONFIGURE, proxy: {auth: {username: PROXY_USER, password: PROXY_PASSWORD}}},
+      refusedByProxy(
+        /Failed to assign builder: EPROXYAUTH \(the proxy http:\/\/127\.0\.0\.1:\d+ refused the tunnel to api\.remote-builder\.test:\d+ \(HTTP 407 Proxy Authentication Required\): HTTPS_PROXY has no credentials: give them as http:\/\/user:password@host:port/
+      )
+    );
+  });
+
+  test.concurrent('407: wrong credentials, named by variable, the password shown nowhere', async () => {
+    await proxyRun(
+      {
+        action: CONFIGURE,
+        proxy: {auth: {username: PROXY_USER, password: 'the-right-one'}},
+        env: (proxy, caFile) => ({
+          HTTPS_PROXY: proxy.urlWith(PROXY_USER, PROXY_PASSWORD),
+          NODE_EXTRA_CA_CERTS: caFile
+        })
+      },
+      refusedByProxy(
+        /the proxy http:\/\/127\.0\.0\.1:\d+ refused the tunnel .*\(HTTP 407 .*\): check HTTPS_PROXY's credentials/
+      )
+    );
+  });
+
+  test.concurrent.each(BOTH)('%#. %s: 403 from the proxy: refused, named', async (_name, action) => {
+    await proxyRun(
+      {action, proxy: {mode: 'refuse'}},
+      refusedByProxy(
+        /Failed to assign builder: EPROXYFORBIDDEN \(the proxy http:\/\/127\.0\.0\.1:\d+ refused the tunnel to api\.remote-builder\.test:\d+ \(HTTP 403 Forbidden\): ask its administrator to allow/
+      )
+    );
+  });
+
+  test.concurrent('the proxy is down: cannot reach it, check HTTPS_PROXY', async () => {
+    await proxyRun(
+      {action: CONFIGURE, proxyDown: true},
+      refusedByProxy(
+        /Failed to assign builder: ECONNREFUSED \(cannot reach the proxy http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check HTTPS_PROXY/
+      )
+    );
+  });
+});

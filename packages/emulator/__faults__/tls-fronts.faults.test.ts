@@ -1,0 +1,104 @@
+// TLS fronts: every bundled action (kit/actions.ts) against builders behind each TLS front the emulator
+// offers. Many fronts close a connection that sends nothing after the handshake (load balancers, TLS
+// terminators, sidecars); readiness must accept those, refuse only on certificate evidence, and say whose
+// certificate was refused.
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import type {BuilderBehaviour, Emulator} from '@remote-builder-actions/emulator';
+import {ACTIONS, requireBundles} from './kit/actions.js';
+import {PROFILES} from './kit/job.js';
+import {cases, runScenario, type Scenario, type ScenarioContext} from './kit/scenario.js';
+import {reportScan} from './kit/secret-scan.js';
+
+/** Long enough that a failure "within seconds" cannot be mistaken for one at the timeout. */
+const LONG_TIMEOUT_MS = 60_000;
+
+/** Main ended well before its timeout input, and the builder was torn down soon after it became ready. */
+function failedFast({emu, job}: ScenarioContext): void {
+  expect(job.main?.durationMs).toBeLessThan(LONG_TIMEOUT_MS / 2);
+  const [entry] = emu.ledger();
+  expect(entry?.readyAt).toBeDefined();
+  expect((entry?.terminatedAt ?? Infinity) - (entry?.readyAt ?? 0)).toBeLessThan(LONG_TIMEOUT_MS / 4);
+}
+
+const front = (behaviour: BuilderBehaviour) => (emu: Emulator) => emu.addFault({route: 'builder', behaviour});
+
+/** Fronts that complete the handshake and then keep, close or reset the connection: all ready. */
+const ACCEPTED: Scenario[] = (
+  [
+    ['keep-open', 'a bare BuildKit keeps the connection open'],
+    ['close-after-handshake', 'the front closes cleanly right after the handshake'],
+    ['reset-after-handshake', 'the front resets the connection right after the handshake'],
+    ['close-idle', 'the front closes connections idle for 200 ms, like a load balancer']
+  ] as const
+).map(([behaviour, what]): Scenario => ({
+  id: `${behaviour}: ${what}; ready, built or configured, torn down`,
+  setup: front(behaviour),
+  expect: {exit: 0, noWarnings: true, assigned: 1}
+}));
+
+const PROFILE_FRONT: Scenario = {
+  id: "a profile's front (close-idle, 50 ms, tcp:// host): ready, torn down",
+  profiles: [
+    ...PROFILES.filter(p => p.name !== 'p'),
+    {name: 'p', readyDelayMs: 150, hostFormat: 'tcp', front: 'close-idle', frontIdleMs: 50}
+  ],
+  expect: {exit: 0, noWarnings: true, assigned: 1}
+};
+
+/** Fronts that refuse the TLS material: the job fails within seconds, naming whose certificate. */
+const REFUSED: Scenario[] = [
+  {
+    id: 'refuse-client-cert: fails within seconds naming our refused client certificate, torn down',
+    setup: front('refuse-client-cert'),
+    job: {inputs: {timeout: String(LONG_TIMEOUT_MS)}},
+    expect: {
+      exit: 1,
+      error:
+        /Builder bld_\w+ at 127\.0\.0\.1:\d+ rejected the TLS material from its details: .*the builder refused our client certificate \(alert: unknown CA\)/,
+      assigned: 1,
+      also: failedFast
+    }
+  },
+  {
+    id: 'wrong-server-cert: fails within seconds naming the builder server certificate, torn down',
+    setup: front('wrong-server-cert'),
+    job: {inputs: {timeout: String(LONG_TIMEOUT_MS)}},
+    expect: {
+      exit: 1,
+      error:
+        /rejected the TLS material from its details: .*the builder's server certificate does not match the CA\/host from the details: Hostname\/IP does not match certificate's altnames/,
+      assigned: 1,
+      also: failedFast
+    }
+  }
+];
+
+const NEVER_ANSWER: Scenario = {
+  id: 'never-answer: fails at the timeout saying the builder never completed a TLS handshake, torn down',
+  setup: front('never-answer'),
+  job: {inputs: {timeout: '3000'}},
+  expect: {
+    exit: 1,
+    // The last probe may be a short one, cut off by the deadline before its connection was accepted.
+    error:
+      /Builder bld_\w+ was not ready in time: the builder at 127\.0\.0\.1:\d+ never completed a TLS handshake within \d+ ms \((it accepted the connection|no connection was established)\)/,
+    assigned: 1,
+    also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(3000)
+  }
+};
+
+export const SCENARIOS: Scenario[] = [...ACCEPTED, PROFILE_FRONT, ...REFUSED, NEVER_ANSWER];
+
+const CASES = cases(SCENARIOS, ACTIONS);
+
+beforeAll(() => requireBundles());
+afterAll(() => {
+  console.log(`tls fronts: ${SCENARIOS.length} scenarios, ${CASES.length} runs`);
+  reportScan('tls-fronts');
+});
+
+describe('TLS fronts', () => {
+  test.concurrent.each(CASES)('%s: %s', async (_name, _id, scenario, action) => {
+    await runScenario(scenario, action);
+  });
+});

@@ -407,6 +407,24 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
   });
 });
 
+describe('BuilderLifecycle.provision again (a replacement after release)', () => {
+  test('keeps every id for post, makes a new buildx builder, and removes the released certificates', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1'), assigned('b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}))
+      .onDetails('b2', readyDetails('10.0.0.2:1234', {arch: 'amd64'}));
+    const first = await h.provision();
+    await h.lifecycle.release();
+    const second = await h.provision();
+    expect(second.builderIds).toEqual(['b2']);
+    expect(second.name).not.toBe(first.name);
+    expect(h.state()).toMatchObject({builderIds: ['b1', 'b2'], tornDownIds: ['b1']});
+    await expect(stat(first.certDir)).rejects.toThrow();
+    expect((await stat(second.certDir)).isDirectory()).toBe(true);
+  });
+});
+
 describe('BuilderLifecycle.provision: odd assignment answers', () => {
   test('bad entries next to good ones: the good builders are saved and torn down, the error quotes the bad entry', async () => {
     const h = harness();

@@ -7,7 +7,7 @@ import {nullLogger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
 import {unionPlatforms} from '../buildx/platforms.js';
-import {createCertDir, writeBuilderCerts} from '../certs/cert-store.js';
+import {createCertDir, removeCertDir, writeBuilderCerts} from '../certs/cert-store.js';
 import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
 import type {BuilderApi} from './builder-api.js';
 import {CancelledError} from './cancelled-error.js';
@@ -133,6 +133,12 @@ export class BuilderLifecycle {
    */
   async provision(opts: ProvisionOpts): Promise<ProvisionedBuilder> {
     if (opts.profiles.length === 0) throw new Error('no builder profile given');
+    // A replacement: the released builders' certificates go (post only knows the newest folder).
+    if (this.state?.certDir) {
+      await removeCertDir(this.state.certDir).catch((e: unknown) =>
+        this.logger.warning(`Failed to remove ${this.state?.certDir}: ${errorMessage(e)}`)
+      );
+    }
     const certDir = await createCertDir(this.opts.certRoot);
     const name =
       this.state === undefined && this.opts.builderName

@@ -156,7 +156,7 @@ const SCENARIOS: Scenario[] = [
 ];
 
 const CASES = cases(
-  SCENARIOS.map(s => ({...s, appliesTo: a => a.fallback})),
+  SCENARIOS.map(s => ({...s, appliesTo: a => a.fallback && (s.appliesTo?.(a) ?? true)})),
   ACTIONS
 );
 

@@ -59,11 +59,16 @@ function isRemote(s) {
   return /^(https?:\/\/|git:\/\/|github\.com\/|git@)/.test(s);
 }
 
+/** The bake files a run reads: --file ones, else the default names present. Paths, maybe missing. */
+export function bakeFiles(opts, cwd) {
+  const base = opts.remote ? process.env.FAKE_DOCKER_REMOTE_DIR || cwd : cwd;
+  const files = opts.files.map(f => resolve(base, f));
+  return files.length > 0 ? files : DEFAULT_FILES.map(f => join(base, f)).filter(f => existsSync(f));
+}
+
 /** The resolved definition, or throws an Error with buildx-like text. */
 export function resolveBake(opts, cwd) {
-  const base = opts.remote ? process.env.FAKE_DOCKER_REMOTE_DIR || cwd : cwd;
-  let files = opts.files.map(f => resolve(base, f));
-  if (files.length === 0) files = DEFAULT_FILES.map(f => join(base, f)).filter(f => existsSync(f));
+  const files = bakeFiles(opts, cwd);
   if (files.length === 0) throw new Error(`couldn't find a bake definition to use`);
   const config = {group: {}, target: {}};
   for (const file of files) {

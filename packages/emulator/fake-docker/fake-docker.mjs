@@ -3,25 +3,47 @@
 // `buildx inspect --bootstrap` is real where it matters: it opens a mutual-TLS connection to every node
 // with the node's --driver-opt cacert/cert/key files, as buildx's remote driver does.
 // Faults: FAKE_DOCKER_FAIL=create,append,bootstrap,rm,build,version (comma list) makes those exit 1;
-// FAKE_DOCKER_HANG=rm,... makes them hang until killed; FAKE_DOCKER_BUILD_MS delays `buildx build`.
+// FAKE_DOCKER_HANG=rm,... makes them hang until killed; FAKE_DOCKER_BUILD_MS delays `buildx build`/`bake`
+// (after the first progress vertices, before the build steps).
 // `create` is a remote-driver create; `create-local` a docker-container one (the local fallback builder).
-// `buildx build`/`bake` print a `#0 building with "<builder>"` line first (before any fault), then write
-// --metadata-file (containerimage.digest, image.name from --tag) and --iidfile. FAKE_DOCKER_BUILDX_VERSION
-// sets the version `buildx version` reports (default 0.13.1); FAKE_DOCKER_BUILDKIT_VERSION the
-// `BuildKit version:` of every node in `inspect --bootstrap` (default v0.13.2; empty = not printed).
+// `buildx build`/`bake` print `#0 building with "<builder>" instance using remote driver` to stderr first
+// (before any fault), then write --metadata-file (containerimage.digest, image.name from --tag) and --iidfile.
+// FAKE_DOCKER_BUILDX_VERSION sets the version `buildx version` reports (default 0.13.1);
+// FAKE_DOCKER_BUILDKIT_VERSION the `BuildKit version:` of every node in `inspect --bootstrap` (default
+// v0.13.2; empty = not printed).
+// Progress: after the `#0` line a build or bake prints buildx's plain progress to stderr (progress.mjs; the
+// shape of the real captures in packages/core/__tests__/docker/fixtures/): load build definition,
+// metadata, .dockerignore, `[1/4] FROM`, build context, three steps `[2/4] WORKDIR`, `[3/4] COPY`,
+// `[4/4] RUN`, exporting (and pushing with --push). The first build on a buildx builder is cold (steps
+// `DONE`), later ones warm (steps `CACHED`): a builder is its --builder name and its nodes' endpoints
+// (a builder re-created under the same name on a new node is cold again), remembered in
+// $FAKE_DOCKER_DIR/warm-builders.json once a build there ran its steps (it succeeded, or printed a
+// FAKE_DOCKER_BUILD_FAIL_OUTPUT failure; a hung build does not warm it). A bake of several targets
+// prefixes the vertex names with the target (`[app 2/4] WORKDIR /src`), as buildx does.
+// Flaky builds: with FAKE_DOCKER_BUILD_HANG_TIMES or FAKE_DOCKER_BUILD_FAIL_TIMES set, the builds and bakes
+// (not `--print`, nor those FAKE_DOCKER_FAIL/HANG stopped) are numbered across processes in
+// $FAKE_DOCKER_DIR/builds.count. FAKE_DOCKER_BUILD_HANG_TIMES=N: builds 1..N print their first vertices
+// and a RUN step that started, then go silent until killed (a builder that died under a build); with
+// FAKE_DOCKER_BUILD_HANG_FAIL_BUILDERS=<emulator URL> such a build then fails its builder's nodes on that
+// emulator (POST /_emulator/builders/<node>/fail): the builder dies strictly after the build started.
+// FAKE_DOCKER_BUILD_FAIL_TIMES=M: the M builds after those (N+1..N+M) print a whole failed buildx run of
+// kind FAKE_DOCKER_BUILD_FAIL_OUTPUT (failure-outputs.mjs: stream-lost, the default, push-reset,
+// registry-502, user-run-exit, registry-401, unknown) and exit 1. Later builds succeed.
 // `buildx bake` resolves the bake files (fake-bake.mjs): `--print` prints the definition as JSON (fault
 // name `print`); a bake writes --metadata-file with one entry per target and fails with "exec format
 // error" when a target asks for an architecture no node of its builder has. Each call records its argv,
-// cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token).
+// pid, cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token).
 // FAKE_DOCKER_BUILD_STUBBORN_CHILD=1: `buildx build` starts a child that ignores SIGTERM and SIGINT and holds
 // stdout (as buildx, the docker CLI's plugin process, can), which prints `stubborn child <pid> …` once its
 // handlers are set; then both hang (the fake docker itself dies on SIGTERM, the child lives 120 s at most).
 import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
-import {join} from 'node:path';
+import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {basename, join} from 'node:path';
 import {connect} from 'node:tls';
-import {parseBakeArgv, resolveBake} from './fake-bake.mjs';
+import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
+import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
+import {bakeProgress, buildProgress} from './progress.mjs';
 
 const dir = process.env.FAKE_DOCKER_DIR || join(process.env.RUNNER_TEMP || '/tmp', 'fake-docker');
 mkdirSync(dir, {recursive: true});
@@ -29,6 +51,7 @@ const args = process.argv.slice(2);
 const token = process.env.BUILDX_BAKE_GIT_AUTH_TOKEN;
 const record = {
   at: Date.now(),
+  pid: process.pid,
   argv: args,
   cwd: process.cwd(),
   ...(process.env.BUILDX_METADATA_WARNINGS ? {metadataWarnings: process.env.BUILDX_METADATA_WARNINGS} : {}),
@@ -73,6 +96,78 @@ const maybeFault = op => {
   else if (fail.has(op)) die(`fake docker: ${op} failed as requested (FAKE_DOCKER_FAIL)`);
   return hang.has(op);
 };
+
+// The progress and the flaky builds (see the header).
+const builderName = flag('--builder') || 'default';
+const building = () => process.stderr.write(`#0 building with "${builderName}" instance using remote driver\n`);
+const hangTimes = Number(process.env.FAKE_DOCKER_BUILD_HANG_TIMES || 0);
+const failTimes = Number(process.env.FAKE_DOCKER_BUILD_FAIL_TIMES || 0);
+const failKind = process.env.FAKE_DOCKER_BUILD_FAIL_OUTPUT || 'stream-lost';
+/** 'hang', 'fail' or undefined (a good build) for this build, numbered across processes. */
+const flaky = () => {
+  if (hangTimes <= 0 && failTimes <= 0) return undefined;
+  const countPath = join(dir, 'builds.count');
+  const n = withLock(() => {
+    const next = (existsSync(countPath) ? Number(readFileSync(countPath, 'utf8')) : 0) + 1;
+    writeFileSync(countPath, String(next));
+    return next;
+  });
+  if (n <= hangTimes) return 'hang';
+  return n <= hangTimes + failTimes ? 'fail' : undefined;
+};
+// A builder's cache lives on its nodes: the same name on another endpoint is another, cold, builder.
+const warmPath = join(dir, 'warm-builders.json');
+let cacheKey;
+const builderKey = () =>
+  (cacheKey ??= withLock(() =>
+    [builderName, ...(load()[builderName]?.nodes ?? []).map(n => n.endpoint).sort()].join(' ')
+  ));
+const readWarm = () => (existsSync(warmPath) ? JSON.parse(readFileSync(warmPath, 'utf8')) : []);
+// (The lock is not re-entrant: the key is taken before.)
+const isWarm = () => {
+  const key = builderKey();
+  return withLock(() => readWarm().includes(key));
+};
+const warmUp = () => {
+  const key = builderKey();
+  withLock(() => {
+    const keys = readWarm();
+    if (!keys.includes(key)) writeFileSync(warmPath, JSON.stringify([...keys, key], null, 2));
+  });
+};
+/** Prints a whole failed buildx run of kind $FAKE_DOCKER_BUILD_FAIL_OUTPUT and exits 1. */
+const failBuild = () => {
+  process.stderr.write(failureOutput(failKind));
+  warmUp();
+  process.exit(1);
+};
+/**
+ * Prints the vertices of a build that went silent and waits to be killed; with
+ * FAKE_DOCKER_BUILD_HANG_FAIL_BUILDERS, then fails the builder's nodes on that emulator (they died under it).
+ */
+const hangBuild = async progress => {
+  process.stderr.write(progress.hung);
+  setInterval(() => undefined, 1000);
+  const emulator = process.env.FAKE_DOCKER_BUILD_HANG_FAIL_BUILDERS;
+  if (!emulator) return;
+  for (const {node} of load()[builderName]?.nodes ?? []) {
+    const url = `${emulator.replace(/\/+$/, '')}/_emulator/builders/${encodeURIComponent(node)}/fail`;
+    const res = await globalThis.fetch(url, {method: 'POST'}).catch(e => ({ok: false, status: e.message}));
+    if (!res.ok) process.stderr.write(`fake docker: failing builder ${node} at ${url} failed: ${res.status}\n`);
+  }
+};
+/** 'registry' (a push), 'docker' (a load) or undefined, from buildx's --push/--load/--output forms. */
+const exporterOf = outputs => {
+  if (outputs.some(o => /(^|,)type=registry\b|(^|,)push=true\b/.test(o))) return 'registry';
+  return outputs.some(o => /(^|,)type=docker\b/.test(o)) ? 'docker' : undefined;
+};
+if (
+  (args[1] === 'build' || (args[1] === 'bake' && !args.includes('--print'))) &&
+  failTimes > 0 &&
+  failureOutput(failKind) === undefined
+) {
+  die(`fake docker: FAKE_DOCKER_BUILD_FAIL_OUTPUT="${failKind}" is not one of ${FAILURE_KINDS.join(', ')}`);
+}
 
 if (args[0] !== 'buildx') die(`fake docker only knows "docker buildx", got: ${args.join(' ')}`);
 const cmd = args[1];
@@ -136,73 +231,109 @@ if (cmd === 'version') {
     }
   }
 } else if (cmd === 'bake') {
-  console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
+  building();
   if (!maybeFault('bake')) {
     let definition;
+    let files;
     try {
-      definition = resolveBake(parseBakeArgv(args.slice(2)), process.cwd());
+      const bakeOpts = parseBakeArgv(args.slice(2));
+      definition = resolveBake(bakeOpts, process.cwd());
+      files = bakeFiles(bakeOpts, process.cwd()).map(f => ({name: basename(f), size: statSync(f).size}));
     } catch (e) {
       die(e.message);
     }
-    const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
-    if (ms > 0) await new Promise(r => setTimeout(r, ms));
-    const builderName = flag('--builder') || 'default';
-    const nodes = load()[builderName]?.nodes ?? [];
-    const archs = new Set(
-      nodes
-        .flatMap(n => (n.platforms || '').split(','))
-        .filter(Boolean)
-        .map(p => p.split('/')[1])
+    const outcome = flaky();
+    if (outcome === 'fail') failBuild();
+    const targets = Object.fromEntries(
+      Object.entries(definition.target).map(([name, t]) => [
+        name,
+        {dockerfile: basename(t.dockerfile), tags: t.tags || [], exporter: exporterOf(t.output || [])}
+      ])
     );
-    for (const [name, t] of Object.entries(definition.target)) {
-      const bad = (t.platforms || []).find(p => archs.size > 0 && !archs.has(p.split('/')[1]));
-      if (bad)
-        die(
-          `target ${name}: failed to solve: process "/bin/sh -c true" did not complete successfully: exec format error (${bad})`
-        );
-    }
-    const meta = flag('--metadata-file');
-    if (meta) {
-      const out = {};
+    const progress = bakeProgress({warm: isWarm(), files, targets, seed: builderName});
+    process.stderr.write(progress.head);
+    if (outcome === 'hang') await hangBuild(progress);
+    else {
+      const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
+      if (ms > 0) await new Promise(r => setTimeout(r, ms));
+      const nodes = load()[builderName]?.nodes ?? [];
+      const archs = new Set(
+        nodes
+          .flatMap(n => (n.platforms || '').split(','))
+          .filter(Boolean)
+          .map(p => p.split('/')[1])
+      );
       for (const [name, t] of Object.entries(definition.target)) {
-        out[name] = {
-          'buildx.build.ref': `${builderName}/node/fakebuildref-${name}`,
-          'containerimage.config.digest': 'sha256:' + createHash('sha256').update(`config:${name}`).digest('hex'),
-          'containerimage.digest': 'sha256:' + createHash('sha256').update(`image:${name}`).digest('hex'),
-          ...(t.tags && t.tags.length > 0 ? {'image.name': t.tags.join(',')} : {})
-        };
+        const bad = (t.platforms || []).find(p => archs.size > 0 && !archs.has(p.split('/')[1]));
+        if (bad)
+          die(
+            `target ${name}: failed to solve: process "/bin/sh -c true" did not complete successfully: exec format error (${bad})`
+          );
       }
-      writeFileSync(meta, JSON.stringify(out));
+      const meta = flag('--metadata-file');
+      if (meta) {
+        const out = {};
+        for (const [name, t] of Object.entries(definition.target)) {
+          out[name] = {
+            'buildx.build.ref': `${builderName}/node/fakebuildref-${name}`,
+            'containerimage.config.digest': 'sha256:' + createHash('sha256').update(`config:${name}`).digest('hex'),
+            'containerimage.digest': 'sha256:' + createHash('sha256').update(`image:${name}`).digest('hex'),
+            ...(t.tags && t.tags.length > 0 ? {'image.name': t.tags.join(',')} : {})
+          };
+        }
+        writeFileSync(meta, JSON.stringify(out));
+      }
+      process.stderr.write(progress.body);
+      warmUp();
     }
-    for (const name of Object.keys(definition.target)) console.log(`#1 [${name}] DONE 0.0s`);
   }
 } else if (cmd === 'build' && process.env.FAKE_DOCKER_BUILD_STUBBORN_CHILD === '1') {
-  console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
+  console.log(`#0 building with "${builderName}" instance using remote driver`);
   const child =
     'process.on("SIGTERM", () => {}); process.on("SIGINT", () => {}); setTimeout(() => {}, 120000);' +
     'console.log(`stubborn child ${process.pid} holds stdout and ignores SIGTERM and SIGINT`);';
   spawn(process.execPath, ['-e', child], {stdio: ['ignore', 'inherit', 'inherit']});
   setInterval(() => undefined, 1000);
 } else if (cmd === 'build') {
-  console.log(`#0 building with "${flag('--builder') || 'default'}" instance using remote driver`);
+  building();
   if (!maybeFault(cmd)) {
-    const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
-    if (ms > 0) await new Promise(r => setTimeout(r, ms));
-    const meta = flag('--metadata-file');
+    const outcome = flaky();
+    if (outcome === 'fail') failBuild();
     const tags = args.flatMap((a, i) => (a === '--tag' ? [args[i + 1]] : []));
-    if (meta)
-      writeFileSync(
-        meta,
-        JSON.stringify({
-          'buildx.build.ref': `${flag('--builder') || 'default'}/node/fakebuildref`,
-          'containerimage.config.digest': 'sha256:' + '2'.repeat(64),
-          'containerimage.digest': 'sha256:' + '0'.repeat(64),
-          ...(tags.length > 0 ? {'image.name': tags.join(',')} : {})
-        })
-      );
-    const iid = flag('--iidfile');
-    if (iid) writeFileSync(iid, 'sha256:' + '1'.repeat(64));
-    console.log('#1 DONE 0.0s');
+    const outputs = [
+      ...(args.includes('--push') ? ['type=registry'] : []),
+      ...(args.includes('--load') ? ['type=docker'] : []),
+      ...args.flatMap((a, i) => (a === '--output' || a === '-o' ? [args[i + 1]] : []))
+    ];
+    const file = flag('--file') || flag('-f');
+    const progress = buildProgress({
+      warm: isWarm(),
+      dockerfile: file ? basename(file) : 'Dockerfile',
+      tags,
+      exporter: exporterOf(outputs),
+      seed: builderName
+    });
+    process.stderr.write(progress.head);
+    if (outcome === 'hang') await hangBuild(progress);
+    else {
+      const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
+      if (ms > 0) await new Promise(r => setTimeout(r, ms));
+      const meta = flag('--metadata-file');
+      if (meta)
+        writeFileSync(
+          meta,
+          JSON.stringify({
+            'buildx.build.ref': `${builderName}/node/fakebuildref`,
+            'containerimage.config.digest': 'sha256:' + '2'.repeat(64),
+            'containerimage.digest': 'sha256:' + '0'.repeat(64),
+            ...(tags.length > 0 ? {'image.name': tags.join(',')} : {})
+          })
+        );
+      const iid = flag('--iidfile');
+      if (iid) writeFileSync(iid, 'sha256:' + '1'.repeat(64));
+      process.stderr.write(progress.body);
+      warmUp();
+    }
   }
 } else {
   die(`fake docker does not implement "buildx ${cmd}"`);

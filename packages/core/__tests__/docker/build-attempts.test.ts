@@ -131,9 +131,13 @@ describe('runBuildAttempts', () => {
       [2, 'success']
     ]);
     expect(h.attempts[0]?.reason).toMatch(/connection to the builder was lost/);
+    // The failed attempt's steps are reported too (here: one RUN step that never ended).
+    expect(h.attempts[1]?.cache).toMatchObject({steps: 2, cached: 2});
     const retry = h.logger.messages('info').filter(l => l.startsWith('Retrying'));
     expect(retry).toHaveLength(1);
-    expect(retry[0]).toMatch(/^Retrying the build \(attempt 2 of 2\) on the same builder b1: the connection to the builder was lost/);
+    expect(retry[0]).toMatch(
+      /^Retrying the build \(attempt 2 of 2\) on the same builder b1: the connection to the builder was lost/
+    );
   });
 
   test('an infrastructure failure on a builder that is gone: torn down and replaced, built on the new one', async () => {

@@ -246,8 +246,8 @@ describe('waitForBuilderReady: failures', () => {
     const h = harness([nf(), nf(), nf(), nf(), readyDetails(HOST)]);
     const ready = await h.run();
     expect(ready.detailsRequests).toBe(5);
-    // Backing off as for any error: at most 4 requests a second.
-    expect(h.clock.sleeps).toEqual([200, 400, 400, 400]);
+    // Polled like a pending builder (the normal interval, at most 4 requests a second), not backed off.
+    expect(h.clock.sleeps).toEqual([100, 100, 100, 100]);
   });
 
   test(`a 404 once ${DETAILS_404_GRACE_MS} ms have passed since the assignment fails with it: the builder is gone`, async () => {

@@ -145,12 +145,15 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
           ? classifyBuildFailure(e.output)
           : // Not the build command: a check of ours (platforms, exporters) that would fail again.
             {kind: 'user', reason: errorMessage(e)};
+      // What the failed build ran before it failed, from the cache or not, is part of its story too.
+      const cache = facts ? parseCacheReport(facts.output, facts.targets ? {targets: facts.targets} : {}) : undefined;
       opts.onAttempt?.({
         n: attempt,
         builderIds: ids,
         outcome: failure.kind,
         reason: failure.reason,
-        ...(buildMs !== undefined ? {buildMs} : {})
+        ...(buildMs !== undefined ? {buildMs} : {}),
+        ...(cache ? {cache} : {})
       });
       if (failure.kind !== 'infrastructure' || attempt >= total) throw gaveUp(e, lost, failure, attempt, opts.retries);
 
@@ -161,9 +164,8 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
           `Retrying the build (attempt ${attempt + 1} of ${total}) on the same builder ${ids.join(', ')}: ${failure.reason}`
         );
       } else {
-        logger.info(
-          `Retrying the build (attempt ${attempt + 1} of ${total}) on a new builder: ${health.why}; ${failure.reason}`
-        );
+        const why = health.why === failure.reason ? health.why : `${health.why}; ${failure.reason}`;
+        logger.info(`Retrying the build (attempt ${attempt + 1} of ${total}) on a new builder: ${why}`);
         current = await opts.replace(health.why);
       }
       continue;

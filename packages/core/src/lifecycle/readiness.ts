@@ -159,19 +159,22 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         if (e instanceof BuilderFailedError) throw e;
         throwIfAborted(opts.signal);
         if (e instanceof ApiError && e.status !== undefined && FATAL_STATUSES.has(e.status)) throw e;
-        if (e instanceof DeadlineError && answered) {
-          // The deadline came while a request was in flight: what the service last said is still the reason.
-        } else if (e instanceof ApiError && e.status === 404) {
+        if (e instanceof ApiError && e.status === 404) {
           if (clock.now() - since >= DETAILS_404_GRACE_MS) throw e;
+          // Not visible yet is like pending, not like a failure: polled at the normal pace (≤ 4/s), no backoff.
           lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`;
           serviceFailure = undefined;
+          logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
         } else {
-          lastProblem = errorMessage(e);
-          serviceFailure = lastProblem;
+          if (!(e instanceof DeadlineError && answered)) {
+            // (When the deadline cut a request in flight, what the service last said is still the reason.)
+            lastProblem = errorMessage(e);
+            serviceFailure = lastProblem;
+          }
+          consecutiveErrors++;
+          wait = Math.min(schedule.maxBackoffMs, schedule.intervalMs * 2 ** consecutiveErrors);
+          logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
         }
-        consecutiveErrors++;
-        wait = Math.min(schedule.maxBackoffMs, schedule.intervalMs * 2 ** consecutiveErrors);
-        logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
       } finally {
         limit.dispose();
       }

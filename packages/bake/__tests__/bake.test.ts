@@ -12,7 +12,7 @@ import {
   type JobSummary,
   type Logger
 } from '@remote-builder-actions/core';
-import {bake} from '../src/bake.js';
+import {bake, PRINT_TIMEOUT_MS} from '../src/bake.js';
 import {bakeSummary} from '../src/summary.js';
 
 interface Recorded {
@@ -178,6 +178,22 @@ describe('bake on a shared builder (builder input)', () => {
       /Failed to resolve the bake definition \(docker buildx bake --print nope\): ERROR: failed to find target nope\. Check "files", "targets", "set", "source" and "workdir"/
     );
     expect(docker.calls.filter(c => c.args[1] === 'bake')).toHaveLength(1);
+  });
+
+  test('bake --print has a time limit of its own: a definition that hangs fails with the inputs to check', async () => {
+    class HangingPrint extends FakeDocker {
+      override async run(cmd: string, args: string[], opts?: ExecOpts): Promise<ExecResult> {
+        if (!args.includes('--print')) return super.run(cmd, args, opts);
+        this.calls.push({args, opts});
+        return {exitCode: 143, stdout: '', stderr: '', killed: 'timeout'};
+      }
+    }
+    const docker = new HangingPrint(BOTH);
+    const r = fakeIO({builder: 'shared', source: '.'});
+    await expect(bake({io: r.io, exec: docker})).rejects.toThrow(
+      `Resolving the bake definition (docker buildx bake --print) did not finish within ${PRINT_TIMEOUT_MS / 1000} s: check that "source" and "files" can be read from this runner`
+    );
+    expect(docker.call(c => c.args.includes('--print'))?.opts?.timeoutMs).toBe(PRINT_TIMEOUT_MS);
   });
 
   test('a definition without targets fails before the bake', async () => {

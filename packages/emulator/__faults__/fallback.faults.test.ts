@@ -59,6 +59,18 @@ const SCENARIOS: Scenario[] = [
     expect: fellBack(/the service answered HTTP 500/, 0)
   },
   {
+    id: 'the local checks run once: their warnings print once, also when the build falls back',
+    appliesTo: a => a.name === 'build-push',
+    setup: emu => emu.addFault({route: 'assign', status: 503}),
+    job: {
+      inputs: {fallback: 'local', annotations: 'index:org.opencontainers.image.title=x'},
+      env: {FAKE_DOCKER_BUILDX_VERSION: '0.11.2'}
+    },
+    expect: fellBack(/the service answered HTTP 503/, 0, ({job}) => {
+      expect(job.warnings.filter(w => /Annotations are only supported by buildx >= 0\.12\.0/.test(w))).toHaveLength(1);
+    })
+  },
+  {
     id: 'assign reset (no answer): built locally',
     setup: emu => emu.addFault({route: 'assign', action: 'reset'}),
     job: {inputs: {fallback: 'local'}},

@@ -177,8 +177,13 @@ function tlsError(proxy: ProxyChoice, target: string, e: NodeJS.ErrnoException):
   const advice = certificate
     ? `trust the CA that signed ${target}'s certificate (or the proxy's, if it inspects TLS) with NODE_EXTRA_CA_CERTS`
     : `check ${proxy.variable}`;
+  // Node 24 appends advice about its own command-line flags, which nobody can pass to an action's node.
+  const why = e.message.replace(
+    /; if the root CA is installed locally, try running Node\.js with --use-system-ca$/,
+    ''
+  );
   return new ProxyError(
-    `the TLS handshake with ${target} through the proxy ${proxy.origin} failed (${code}: ${e.message}): ${advice}`,
+    `the TLS handshake with ${target} through the proxy ${proxy.origin} failed (${code}: ${why}): ${advice}`,
     {failure: 'tls', code, proxy: proxy.origin, target, cause: e}
   );
 }

@@ -45,7 +45,14 @@ async function main(): Promise<void> {
   });
   console.log(`Emulator listening at ${emu.url} (profile "demo": 2 builders, amd64 + arm64, ready after 1.5 s)\n`);
   try {
-    const inputs = {'profile-name': 'demo', 'api-url': emu.url, 'api-key': apiKey, timeout: '60000'};
+    // The service does not report a builder's size: the user names the profile's, for the cost in the summary.
+    const inputs = {
+      'profile-name': 'demo',
+      'api-url': emu.url,
+      'api-key': apiKey,
+      timeout: '60000',
+      'builder-size': '16x32'
+    };
     const main = await runAction({script: join(dist, 'main', 'index.js'), inputs, env, workDir: work});
     console.log('── configure: main ──');
     console.log(formatRunReport(main, {logs: true}));

@@ -56,6 +56,13 @@ describe('RunRecorder', () => {
     expect((b1?.tornDownAt ?? 0) - (b1?.assignedAt ?? 0)).toBe(65_000);
   });
 
+  test('billing counts from the assignment request when known: never under-reported', () => {
+    const {state, r, now} = recorder();
+    const requestedAt = now() - 700;
+    r.assigned('p', [{id: 'b1'}], requestedAt);
+    expect(loadRun(state)?.builders[0]?.assignedAt).toBe(requestedAt);
+  });
+
   test('never saves a client key or the API key, even when an error quotes them', () => {
     const {state, r} = recorder({secrets: ['rb_api_key_123456']});
     r.assigned('p', [{id: 'b1'}]);

@@ -264,7 +264,7 @@ export class BuilderLifecycle {
     };
     const tracked = request.then(
       res => {
-        this.opts.recorder?.assigned(profile, res.builder_instances);
+        this.opts.recorder?.assigned(profile, res.builder_instances, sentAt);
         return record(res.builder_instances.map(b => b.id));
       },
       (e: unknown) => {
@@ -272,7 +272,8 @@ export class BuilderLifecycle {
         if (e instanceof PartialAssignError) {
           this.opts.recorder?.assigned(
             profile,
-            e.assignedIds.map(id => ({id}))
+            e.assignedIds.map(id => ({id})),
+            sentAt
           );
           record(e.assignedIds);
         }

@@ -67,9 +67,12 @@ export class RunRecorder {
     this.#save();
   }
 
-  /** An assignment answered: billing of these builders starts now. */
-  assigned(profile: string, instances: Pick<BuilderInstance, 'id'>[]): void {
-    const at = this.#now();
+  /**
+   * An assignment answered. Billing started when the service processed it, somewhere between the request
+   * (`requestedAt`, when known) and now: the request time is used, so billed time is never under-reported.
+   */
+  assigned(profile: string, instances: Pick<BuilderInstance, 'id'>[], requestedAt?: number): void {
+    const at = requestedAt ?? this.#now();
     for (const inst of instances) {
       if (this.#record.builders.some(b => b.id === inst.id)) continue;
       const size = readBuilderSize(inst as Record<string, unknown>) ?? this.#opts.sizeHint;

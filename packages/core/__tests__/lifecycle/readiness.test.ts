@@ -283,6 +283,14 @@ describe('waitForBuilderReady: failures', () => {
     );
   });
 
+  test('a deadline that cuts a request in flight keeps what the service last answered (here HTTP 500)', async () => {
+    const h = harness([httpError('get builder details', 500, 'down'), arg => hangUntilAborted(arg)]);
+    const e = await failure(h.run({deadline: 300}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe('Builder b1 was not ready in time: Failed to get builder details: HTTP 500: down');
+    expect((e as BuilderTimeoutError).serviceFailure).toBe('Failed to get builder details: HTTP 500: down');
+  });
+
   test('while 404s are tolerated, the deadline names them', async () => {
     const h = harness([httpError('get builder details', 404)]);
     const e = await failure(h.run({deadline: 3000}));

@@ -159,6 +159,9 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         if (e instanceof BuilderFailedError) throw e;
         throwIfAborted(opts.signal);
         if (e instanceof ApiError && e.status !== undefined && FATAL_STATUSES.has(e.status)) throw e;
+        // Any HTTP answer, an error status too, is what the service said: a deadline that cuts a later request
+        // in flight does not replace it.
+        if (e instanceof ApiError && e.status !== undefined) answered = true;
         if (e instanceof ApiError && e.status === 404) {
           if (clock.now() - since >= DETAILS_404_GRACE_MS) throw e;
           // Not visible yet is like pending, not like a failure: polled at the normal pace (≤ 4/s), no backoff.

@@ -161,15 +161,17 @@ describe('bake action (bundled) against the emulator', () => {
     const {builderIds, builderName} = stateOf(main);
     expect(builderIds).toHaveLength(1);
     const all = calls();
-    // The local work (buildx version, the definition) runs while the builder is assigned and boots.
-    expect(all.map(c => (isPrint(c) ? 'print' : c.argv[1]))).toEqual([
-      'version',
-      'print',
-      'create',
-      'inspect',
-      'bake',
-      'rm'
-    ]);
+    // What must happen before what: the local work (buildx version, the definition) before the builder is
+    // set up, the builder before the bake, and its removal last. Not asserted: the order of work that may
+    // run concurrently.
+    const kinds = all.map(c => (isPrint(c) ? 'print' : c.argv[1]));
+    expect([...kinds].sort()).toEqual(['bake', 'create', 'inspect', 'print', 'rm', 'version']);
+    const at = (k: string) => kinds.indexOf(k);
+    expect(at('version')).toBeLessThan(at('create'));
+    expect(at('print')).toBeLessThan(at('create'));
+    expect(at('create')).toBeLessThan(at('inspect'));
+    expect(at('inspect')).toBeLessThan(at('bake'));
+    expect(kinds.at(-1)).toBe('rm');
     const print = all.find(isPrint) as Call;
     expect(print.argv).toEqual(['buildx', 'bake', '--push', '--print']);
     expect(print.cwd).toBe(join(work, 'workspace'));

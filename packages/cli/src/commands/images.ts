@@ -1,4 +1,4 @@
-import type {CreateRunnerImageRequest, RunnerImage, UpdateRunnerImageRequest} from '@remote-builder-actions/core';
+import type {CreateRunnerImageRequest, RunnerImage, UpdateRunnerImageRequest} from '@remote-builder-actions/core/ci';
 import {positionals, required, str, wholeNumber, type OptionValues} from '../args.js';
 import type {Command, CommandGroup} from '../command.js';
 import type {CommandContext} from '../context.js';

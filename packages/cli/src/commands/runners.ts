@@ -4,7 +4,7 @@ import type {
   RunnerByocSku,
   RunnerStorage,
   UpdateRunnerRequest
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/ci';
 import {
   list,
   nonNegativeNumber,

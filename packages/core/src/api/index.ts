@@ -1,11 +1,7 @@
-export {
-  ApiClient,
-  DEFAULT_PER_PAGE,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  MAX_PROFILE_PAGES,
-  MAX_RUNNER_IMAGE_PAGES
-} from './api-client.js';
-export type {ApiClientOpts, CallOpts, GetBuilderDetailsOpts, ListBuilderProfilesOpts} from './api-client.js';
+// The service's builder calls and what every client shares; the CI calls (runners, runner images, stacks)
+// are in `@remote-builder-actions/core/ci`, so the actions' bundles do not carry them.
+export {BuildersClient, MAX_PROFILE_PAGES} from './builders-client.js';
+export type {BuildersClientOpts, GetBuilderDetailsOpts, ListBuilderProfilesOpts} from './builders-client.js';
 export {bodyExcerpt, MAX_EXCERPT_CHARS} from './body-excerpt.js';
 export {NodeHttpTransport, TransportError} from './http-transport.js';
 export type {
@@ -16,6 +12,10 @@ export type {
   NodeHttpTransportOpts,
   TransportErrorOpts
 } from './http-transport.js';
+export {DEFAULT_MAX_PAGES, DEFAULT_PER_PAGE, paginate} from './paginate.js';
+export type {Page, PaginateOpts} from './paginate.js';
+export {DEFAULT_REQUEST_TIMEOUT_MS, pathParam, RequestEngine} from './request-engine.js';
+export type {CallOpts, CallSpec, ClientOpts, RequestEngineOpts, Sent} from './request-engine.js';
 export {PROFILE_PAGE_KEYS, readAssignResponse, readBuilderDetails, readProfilesPage} from './response-readers.js';
 export type {ProfilesPage, ReadResult} from './response-readers.js';
 export {DEFAULT_RETRY_POLICY, parseRetryAfterMs, RetryPolicy} from './retry-policy.js';
@@ -28,43 +28,3 @@ export type {
   BuilderProfile,
   TeardownResult
 } from './types.js';
-export {
-  readRunner,
-  readRunnerImage,
-  readRunnerImagePage,
-  readRunnerList,
-  readStackList,
-  RUNNER_IMAGE_LIST_KEYS,
-  RUNNER_IMAGE_RECORD_KEYS,
-  RUNNER_LIST_KEYS,
-  RUNNER_RECORD_KEYS,
-  STACK_LIST_KEYS
-} from './runner-readers.js';
-export type {
-  CreateRunnerImageRequest,
-  CreateRunnerRequest,
-  ListRunnerImagesQuery,
-  ListRunnersQuery,
-  ListStacksQuery,
-  Runner,
-  RunnerByocSku,
-  RunnerConfiguration,
-  RunnerImage,
-  RunnerImageByocAmi,
-  RunnerImagePage,
-  RunnerImageServiceImage,
-  RunnerImageSettings,
-  RunnerStorage,
-  Stack,
-  UpdateRunnerImageRequest,
-  UpdateRunnerRequest
-} from './runner-types.js';
-export {
-  RUNNER_NAME_PATTERN,
-  validateCreateRunner,
-  validateCreateRunnerImage,
-  validatePositiveInteger,
-  validateRunnerName,
-  validateUpdateRunner,
-  validateUpdateRunnerImage
-} from './runner-validation.js';

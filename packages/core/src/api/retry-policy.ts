@@ -1,3 +1,4 @@
+// Our own retry code, not a library's: Retry-After capped by a deadline, and "provably unsent" retries of non-idempotent calls.
 export interface RetryPolicyOpts {
   /** Attempts in total, the first one included (default 4). 1 disables retries. */
   maxAttempts: number;

@@ -1,4 +1,4 @@
-import {ApiClient} from '../api/api-client.js';
+import {BuildersClient} from '../api/builders-client.js';
 import {resolveRequestTimeoutMs} from '../inputs.js';
 import type {Logger} from '../logger.js';
 import type {BuilderApi} from './builder-api.js';
@@ -21,13 +21,13 @@ export interface BuilderApiClientOpts {
 export type ClosableBuilderApi = BuilderApi & {close(): void};
 
 /**
- * The actions' API client: details and teardown with the per-request limit (REMOTE_BUILDER_REQUEST_TIMEOUT_MS,
+ * The actions' API client, a BuildersClient (never the CI calls): details and teardown with the per-request limit (REMOTE_BUILDER_REQUEST_TIMEOUT_MS,
  * default 15 s), the assignment with `assignTimeoutMs` when that is longer.
  */
 export function createBuilderApiClient(opts: BuilderApiClientOpts): ClosableBuilderApi {
   const requestTimeoutMs = resolveRequestTimeoutMs(opts.env ?? process.env);
-  const make = (timeoutMs: number): ApiClient =>
-    new ApiClient({
+  const make = (timeoutMs: number): BuildersClient =>
+    new BuildersClient({
       baseUrl: opts.apiUrl,
       token: opts.token,
       requestTimeoutMs: timeoutMs,

@@ -1,6 +1,6 @@
 import type {AssignResponse, BuilderDetails} from '../api/types.js';
 
-/** The part of the API client the lifecycle uses; the ApiClient implements it, tests fake it. */
+/** The part of the API client the lifecycle uses; the BuildersClient implements it, tests fake it. */
 export interface BuilderApi {
   assignBuilder(profileName: string, opts?: {signal?: AbortSignal}): Promise<AssignResponse>;
   getBuilderDetails(builderId: string, opts?: {signal?: AbortSignal; retry?: boolean}): Promise<BuilderDetails>;

@@ -1,4 +1,4 @@
-// The ApiClient's stack, runner-image, runner and builder-profile calls against the emulator over loopback HTTP.
+// The ApiClient (a BuildersClient and a CiClient over one engine, as the CLI uses it) against the emulator over loopback HTTP.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {Emulator} from '@remote-builder-actions/emulator';
 import {ApiClient} from '../../src/api/api-client.js';

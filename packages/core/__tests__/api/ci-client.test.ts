@@ -1,6 +1,8 @@
-// Unit tests of the ApiClient's stack, runner-image and runner calls, against a scripted transport.
+// Unit tests of the CiClient's stack, runner-image and runner calls, against a scripted transport.
 import {describe, expect, test} from '@jest/globals';
-import {ApiClient, type ApiClientOpts} from '../../src/api/api-client.js';
+import {BuildersClient} from '../../src/api/builders-client.js';
+import {CiClient} from '../../src/api/ci-client.js';
+import type {RequestEngineOpts} from '../../src/api/request-engine.js';
 import type {CreateRunnerRequest} from '../../src/api/runner-types.js';
 import {ApiError, InputError} from '../../src/errors.js';
 import {USER_AGENT} from '../../src/version.js';
@@ -9,11 +11,11 @@ import {FakeClock, FakeTransport, json, RecordingLogger, text, transportError, t
 const TOKEN = 'rbk_ci_5ecret';
 const BASE = 'https://api.test';
 
-function setup(steps: Step[], opts: Partial<ApiClientOpts> = {}) {
+function setup(steps: Step[], opts: Partial<RequestEngineOpts> = {}) {
   const transport = new FakeTransport(...steps);
   const clock = new FakeClock();
   const logger = new RecordingLogger();
-  const client = new ApiClient({baseUrl: BASE, token: TOKEN, transport, clock, logger, random: () => 0.5, ...opts});
+  const client = new CiClient({baseUrl: BASE, token: TOKEN, transport, clock, logger, random: () => 0.5, ...opts});
   return {client, transport, clock, logger};
 }
 
@@ -47,7 +49,7 @@ const IMAGE = {id: 'img_1', alias: 'base'};
 /** One call of each kind, its expected request, and a 200 body it can read. */
 const calls = {
   stacks: {
-    run: (c: ApiClient) => c.listStacks({kind: 'ec2'}),
+    run: (c: CiClient) => c.listStacks({kind: 'ec2'}),
     method: 'GET',
     path: '/api/v1/stacks?kind=ec2',
     body: undefined,
@@ -55,7 +57,7 @@ const calls = {
     idempotent: true
   },
   images: {
-    run: (c: ApiClient) => c.listRunnerImages({alias: 'base', type: 'byoc_ami', page: 2, perPage: 50}),
+    run: (c: CiClient) => c.listRunnerImages({alias: 'base', type: 'byoc_ami', page: 2, perPage: 50}),
     method: 'GET',
     path: '/api/v1/runner-images?alias=base&type=byoc_ami&page=2&per_page=50',
     body: undefined,
@@ -63,7 +65,7 @@ const calls = {
     idempotent: true
   },
   createImage: {
-    run: (c: ApiClient) => c.createRunnerImage({alias: 'base', stack_id: 'stk_1', type: 'byoc_ami'}),
+    run: (c: CiClient) => c.createRunnerImage({alias: 'base', stack_id: 'stk_1', type: 'byoc_ami'}),
     method: 'POST',
     path: '/api/v1/runner-images',
     body: '{"alias":"base","stack_id":"stk_1","type":"byoc_ami"}',
@@ -71,7 +73,7 @@ const calls = {
     idempotent: false
   },
   updateImage: {
-    run: (c: ApiClient) => c.updateRunnerImage('img_1', {settings: {purge_image_versions_offset: 2}}),
+    run: (c: CiClient) => c.updateRunnerImage('img_1', {settings: {purge_image_versions_offset: 2}}),
     method: 'PUT',
     path: '/api/v1/runner-images/img_1',
     body: '{"settings":{"purge_image_versions_offset":2},"id":"img_1"}',
@@ -79,7 +81,7 @@ const calls = {
     idempotent: true
   },
   runners: {
-    run: (c: ApiClient) => c.listRunners({onlyCustomRunners: true, image: 'img_1'}),
+    run: (c: CiClient) => c.listRunners({onlyCustomRunners: true, image: 'img_1'}),
     method: 'GET',
     path: '/api/v1/runners?only_custom_runners=true&image=img_1',
     body: undefined,
@@ -87,7 +89,7 @@ const calls = {
     idempotent: true
   },
   getRunner: {
-    run: (c: ApiClient) => c.getRunner('rnr_1'),
+    run: (c: CiClient) => c.getRunner('rnr_1'),
     method: 'GET',
     path: '/api/v1/runners/rnr_1',
     body: undefined,
@@ -95,7 +97,7 @@ const calls = {
     idempotent: true
   },
   createRunner: {
-    run: (c: ApiClient) => c.createRunner(runnerRequest()),
+    run: (c: CiClient) => c.createRunner(runnerRequest()),
     method: 'POST',
     path: '/api/v1/runners',
     body: JSON.stringify(runnerRequest()),
@@ -103,7 +105,7 @@ const calls = {
     idempotent: false
   },
   updateRunner: {
-    run: (c: ApiClient) => c.updateRunner('rnr_1', {pool_size: 4, labels: ['a']}),
+    run: (c: CiClient) => c.updateRunner('rnr_1', {pool_size: 4, labels: ['a']}),
     method: 'PATCH',
     path: '/api/v1/runners/rnr_1',
     body: '{"pool_size":4,"labels":["a"]}',
@@ -111,7 +113,7 @@ const calls = {
     idempotent: false
   },
   deleteRunner: {
-    run: (c: ApiClient) => c.deleteRunner('rnr_1'),
+    run: (c: CiClient) => c.deleteRunner('rnr_1'),
     method: 'DELETE',
     path: '/api/v1/runners/rnr_1',
     body: undefined,
@@ -229,7 +231,7 @@ describe('errors', () => {
   });
 
   test('builder calls keep their hints without scope names', async () => {
-    const {client} = setup([text(403, 'no')]);
+    const client = new BuildersClient({baseUrl: BASE, token: TOKEN, transport: new FakeTransport(text(403, 'no'))});
     expect((await apiError(client.getBuilderDetails('b'))).hint).toBe('the API key lacks the scopes this call needs');
   });
 

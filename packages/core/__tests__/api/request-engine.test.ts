@@ -1,0 +1,111 @@
+// Unit tests of the RequestEngine on its own: what it sends, how it reads, what it says when a call fails.
+// (Retries, Retry-After and hints are covered call by call in builders-client.test.ts and ci-client.test.ts.)
+import {describe, expect, test} from '@jest/globals';
+import {pathParam, RequestEngine, type CallSpec, type RequestEngineOpts} from '../../src/api/request-engine.js';
+import {ApiError} from '../../src/errors.js';
+import {FakeClock, FakeTransport, json, RecordingLogger, text, transportError, type Step} from './fakes.js';
+
+const TOKEN = 'rbk_engine_5ecret';
+
+function setup(steps: Step[], opts: Partial<RequestEngineOpts> = {}) {
+  const transport = new FakeTransport(...steps);
+  const clock = new FakeClock();
+  const logger = new RecordingLogger();
+  const engine = new RequestEngine({
+    baseUrl: 'https://api.test/base/',
+    token: TOKEN,
+    transport,
+    clock,
+    logger,
+    random: () => 0.5,
+    ...opts
+  });
+  return {engine, transport, clock, logger};
+}
+
+const spec = (over: Partial<CallSpec> = {}): CallSpec => ({
+  method: 'Thing.get',
+  call: 'get thing',
+  httpMethod: 'GET',
+  path: '/api/v1/things',
+  idempotent: true,
+  retry: true,
+  ...over
+});
+
+const readThing = (body: string) => {
+  const v = JSON.parse(body) as {id?: unknown};
+  return typeof v.id === 'string' ? {ok: true as const, value: v.id} : {ok: false as const, reason: 'no id'};
+};
+
+describe('RequestEngine', () => {
+  test('call() sends below the base URL with the query and JSON body, and reads the answer', async () => {
+    const {engine, transport, logger} = setup([json(200, {id: 't1'})]);
+    const got = await engine.call(spec({httpMethod: 'POST', query: {a: 'b c'}, body: {x: 1}}), readThing);
+    expect(got).toBe('t1');
+    const req = transport.requests[0];
+    expect(req?.url).toBe('https://api.test/base/api/v1/things?a=b+c');
+    expect(req?.body).toBe('{"x":1}');
+    expect(req?.headers['Content-Type']).toBe('application/json');
+    expect(logger.lines.map(l => l.message)).toEqual(['Thing.get: POST /api/v1/things?a=b+c → 200 in 0 ms (11 bytes)']);
+  });
+
+  test('an unusable 2xx body is an unexpected response naming the call', async () => {
+    const {engine} = setup([json(200, {name: 'x'})]);
+    const e = await engine.call(spec(), readThing, 'check the thing').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).message).toBe(
+      'Failed to get thing: HTTP 200: {"name":"x"} (unexpected response: no id; check the thing)'
+    );
+  });
+
+  test('a retried failure says how many attempts it took, and the 401 hint carries the scope hint', async () => {
+    const {engine, transport, clock} = setup([transportError('ECONNRESET', false), text(401, 'no')]);
+    const e = await engine.call(spec({scopeHint: 'needs the "x" scope'}), readThing).catch((err: unknown) => err);
+    expect((e as ApiError).status).toBe(401);
+    expect((e as ApiError).hint).toBe(
+      'check the api-key: it is missing, wrong or revoked; needs the "x" scope; gave up after 2 attempts'
+    );
+    expect(transport.requests).toHaveLength(2);
+    expect(clock.sleeps).toEqual([100]);
+  });
+
+  test('a call that is not idempotent is not repeated after it may have been processed', async () => {
+    const {engine, transport} = setup([transportError('ECONNRESET', false)]);
+    const e = await engine
+      .call(spec({httpMethod: 'POST', idempotent: false, unknownOutcomeHint: 'look before retrying'}), readThing)
+      .catch((err: unknown) => err);
+    expect((e as ApiError).hint).toBe(
+      'the connection was closed before the response was complete; look before retrying'
+    );
+    expect(transport.requests).toHaveLength(1);
+  });
+
+  test('of() keeps a given engine and builds one from options', () => {
+    const {engine} = setup([]);
+    expect(RequestEngine.of({engine})).toBe(engine);
+    const built = RequestEngine.of({baseUrl: 'http://127.0.0.1:1/x//', token: '', transport: new FakeTransport()});
+    expect(built).toBeInstanceOf(RequestEngine);
+    expect(built.baseUrl).toBe('http://127.0.0.1:1/x');
+  });
+
+  test.each([
+    [{baseUrl: 'nope'}, TypeError, 'API client: baseUrl "nope" is not a URL'],
+    [{baseUrl: 'ftp://x'}, TypeError, 'API client: baseUrl "ftp://x" must be an http or https URL'],
+    [{requestTimeoutMs: 0}, RangeError, 'API client: requestTimeoutMs must be > 0, got 0']
+  ])('%#. refuses %j', (opts, type, message) => {
+    expect(() => setup([], opts)).toThrow(type);
+    expect(() => setup([], opts)).toThrow(message);
+  });
+
+  test.each([
+    ['a/b', 'a%2Fb'],
+    ['%2e', '%252e']
+  ])('%#. pathParam encodes %j', (value, encoded) => {
+    expect(pathParam('id', value)).toBe(encoded);
+  });
+
+  test.each(['', '.', '..'])('%#. pathParam refuses %j', value => {
+    expect(() => pathParam('id', value)).toThrow(`API client: id "${value}" is not valid`);
+  });
+});

@@ -1,0 +1,299 @@
+import {abortReason, systemClock, type Clock} from '../clock.js';
+import {ApiError, type ApiCall} from '../errors.js';
+import {nullLogger, type Logger} from '../logger.js';
+import {ProxyError} from '../net/proxy-error.js';
+import {USER_AGENT} from '../version.js';
+import {bodyExcerpt} from './body-excerpt.js';
+import {
+  NodeHttpTransport,
+  TransportError,
+  type HttpMethod,
+  type HttpResponse,
+  type HttpTransport
+} from './http-transport.js';
+import type {ReadResult} from './response-readers.js';
+import {parseRetryAfterMs, RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
+
+export interface RequestEngineOpts {
+  /** Service root, e.g. `https://api.example.com` or `https://host/prefix/`; `/api/v1/…` is appended. */
+  baseUrl: string;
+  /** API key, sent as `Authorization: Bearer <token>`; never logged nor put into messages. */
+  token: string;
+  transport?: HttpTransport;
+  clock?: Clock;
+  logger?: Logger;
+  /** Per attempt: connect, request and whole response (default 15000 ms). */
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryPolicyOpts>;
+  /** Jitter source in [0, 1) (default Math.random). */
+  random?: () => number;
+  userAgent?: string;
+}
+
+/** What a client of the service is built from: the engine's options, or an engine shared with another client. */
+export type ClientOpts = RequestEngineOpts | {engine: RequestEngine};
+
+/** Per-call options: abort with `signal`; aborting rejects with the signal's reason. */
+export interface CallOpts {
+  signal?: AbortSignal;
+}
+
+/** One logical API call: what to send, how to retry, what to say when it fails. */
+export interface CallSpec {
+  /** Who sends it, for debug logs, e.g. `BuildersClient.assignBuilder`. */
+  method: string;
+  call: ApiCall;
+  httpMethod: HttpMethod;
+  /** Path below the base URL, path params already encoded (see pathParam). */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Whether repeating the request is harmless; decides which failures are retried. */
+  idempotent: boolean;
+  retry: boolean;
+  signal?: AbortSignal;
+  notFoundHint?: string;
+  /** Added to the 401/403 hints: which scopes the call needs. */
+  scopeHint?: string;
+  /** For calls that are not idempotent: what to check when the request may have been processed without an answer. */
+  unknownOutcomeHint?: string;
+}
+
+/** The last response of a call and how many attempts it took. */
+export interface Sent {
+  res: HttpResponse;
+  attempts: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
+
+const HINT_401 = 'check the api-key: it is missing, wrong or revoked';
+const HINT_403 = 'the API key lacks the scopes this call needs';
+const HINT_429 = 'rate limited by the service; try again later';
+const HINT_5XX = 'the service failed; try again later';
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * RequestEngine sends the calls of the service's clients: it adds the API key and user agent, retries
+ * transient failures with exponential backoff and full jitter (honouring Retry-After), retries calls that
+ * are not idempotent only when the service cannot have processed them, and turns every failure into an
+ * ApiError that names the call and says what to do (status hints, proxy and network hints, attempts).
+ * An aborted signal rejects with its reason.
+ */
+export class RequestEngine {
+  readonly #token: string;
+  readonly #base: string;
+  readonly #transport: HttpTransport;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  readonly #policy: RetryPolicy;
+  readonly #userAgent: string;
+
+  constructor(opts: RequestEngineOpts) {
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new TypeError(`API client: baseUrl "${opts.baseUrl}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(`API client: baseUrl "${opts.baseUrl}" must be an http or https URL`);
+    }
+    const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`API client: requestTimeoutMs must be > 0, got ${timeoutMs}`);
+    }
+    this.#base = url.origin + url.pathname.replace(/\/+$/, '');
+    this.#token = opts.token;
+    this.#transport = opts.transport ?? new NodeHttpTransport();
+    this.#clock = opts.clock ?? systemClock;
+    this.#logger = opts.logger ?? nullLogger;
+    this.#timeoutMs = timeoutMs;
+    this.#policy = new RetryPolicy({...opts.retry, random: opts.random});
+    this.#userAgent = opts.userAgent ?? USER_AGENT;
+    if (this.#token !== '') this.#logger.setSecret(this.#token);
+  }
+
+  /** The engine of a client's options: the one given, or a new one. */
+  static of(opts: ClientOpts): RequestEngine {
+    return 'engine' in opts ? opts.engine : new RequestEngine(opts);
+  }
+
+  /** The base URL without a trailing slash, for hints. */
+  get baseUrl(): string {
+    return this.#base;
+  }
+
+  /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
+  async call<T>(spec: CallSpec, reader: (body: string) => ReadResult<T>, extraHint?: string): Promise<T> {
+    const sent = await this.send(spec);
+    this.throwUnlessOk(spec, sent);
+    return this.read(spec, sent, reader(sent.res.body), extraHint);
+  }
+
+  /** Sends one call, retrying as the policy allows; resolves with the last response whatever its status. */
+  async send(spec: CallSpec): Promise<Sent> {
+    const {signal} = spec;
+    const query = spec.query ? `?${new URLSearchParams(spec.query).toString()}` : '';
+    const logTarget = `${spec.httpMethod} ${spec.path}${query}`;
+    const headers: Record<string, string> = {Accept: 'application/json', 'User-Agent': this.#userAgent};
+    if (this.#token !== '') headers.Authorization = `Bearer ${this.#token}`;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['Content-Type'] = 'application/json';
+    }
+    const maxAttempts = spec.retry ? this.#policy.opts.maxAttempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw abortReason(signal);
+      const started = this.#clock.now();
+      let res: HttpResponse;
+      try {
+        res = await this.#transport.request({
+          method: spec.httpMethod,
+          url: this.#base + spec.path + query,
+          headers: {...headers},
+          body,
+          timeoutMs: this.#timeoutMs,
+          signal
+        });
+      } catch (e) {
+        if (signal?.aborted) throw abortReason(signal);
+        const failure = transportFailure(e);
+        this.#logger.debug(`${spec.method}: ${logTarget} → ${failure.code} in ${this.#clock.now() - started} ms`);
+        if (attempt < maxAttempts && this.#policy.isRetryable(failure, spec.idempotent)) {
+          await this.#backoff(spec, attempt, maxAttempts, undefined);
+          continue;
+        }
+        throw this.#transportError(spec, failure, attempt);
+      }
+      const size = Buffer.byteLength(res.body);
+      this.#logger.debug(
+        `${spec.method}: ${logTarget} → ${res.status} in ${this.#clock.now() - started} ms (${size} bytes)`
+      );
+      if (
+        !isOk(res.status) &&
+        attempt < maxAttempts &&
+        this.#policy.isRetryable({status: res.status}, spec.idempotent)
+      ) {
+        await this.#backoff(spec, attempt, maxAttempts, header(res, 'retry-after'));
+        continue;
+      }
+      return {res, attempts: attempt};
+    }
+  }
+
+  /** Throws the ApiError of a non-2xx answer: status, body excerpt, a hint of what to do, Retry-After. */
+  throwUnlessOk(spec: CallSpec, {res, attempts}: Sent): void {
+    if (isOk(res.status)) return;
+    const retryAfterMs = parseRetryAfterMs(header(res, 'retry-after'), this.#clock.now());
+    throw new ApiError({
+      call: spec.call,
+      status: res.status,
+      bodyExcerpt: this.#excerpt(res.body),
+      hint: withAttempts(statusHint(spec, res.status, header(res, 'location')), attempts),
+      ...(retryAfterMs !== undefined ? {retryAfterMs} : {})
+    });
+  }
+
+  /** Unwraps a reader's result; an unusable 2xx body becomes an "unexpected response" ApiError. */
+  read<T>(spec: CallSpec, {res}: Sent, result: ReadResult<T>, extraHint?: string, showBody = true): T {
+    if (result.ok) return result.value;
+    const hint = `unexpected response: ${result.reason}${extraHint ? `; ${extraHint}` : ''}`;
+    throw new ApiError({
+      call: spec.call,
+      status: res.status,
+      bodyExcerpt: showBody ? this.#excerpt(res.body) : undefined,
+      hint
+    });
+  }
+
+  /** Closes the transport (also an injected one): keep-alive sockets no longer hold the process open. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  async #backoff(spec: CallSpec, attempt: number, maxAttempts: number, retryAfter: string | undefined): Promise<void> {
+    const delay = this.#policy.delayMs(attempt, retryAfter, this.#clock.now());
+    this.#logger.debug(`${spec.method}: retrying in ${delay} ms (attempt ${attempt + 1} of ${maxAttempts})`);
+    await this.#clock.sleep(delay, spec.signal);
+  }
+
+  #transportError(spec: CallSpec, failure: TransportFailure, attempts: number): ApiError {
+    let hint: string | undefined;
+    // A failure on the way through the proxy says which proxy and what to check: keep it whole.
+    if (failure.cause instanceof ProxyError) hint = failure.cause.message;
+    else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
+    else if (UNREACHABLE_CODES.has(failure.code))
+      hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
+    else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
+    if (spec.unknownOutcomeHint && !failure.notSent)
+      hint = hint ? `${hint}; ${spec.unknownOutcomeHint}` : spec.unknownOutcomeHint;
+    return new ApiError({
+      call: spec.call,
+      code: failure.code,
+      notSent: failure.notSent,
+      hint: withAttempts(hint, attempts),
+      cause: failure.cause
+    });
+  }
+
+  #excerpt(body: string): string | undefined {
+    return bodyExcerpt(body, [this.#token]) || undefined;
+  }
+}
+
+/** A path parameter, encoded; throws a TypeError for values that cannot name anything. */
+export function pathParam(name: string, value: string): string {
+  // '.' and '..' (even percent-encoded) are dot segments that URL parsing would resolve away.
+  if (value === '' || value === '.' || value === '..')
+    throw new TypeError(`API client: ${name} "${value}" is not valid`);
+  return encodeURIComponent(value);
+}
+
+interface TransportFailure {
+  code: string;
+  notSent: boolean;
+  cause: unknown;
+}
+
+function transportFailure(e: unknown): TransportFailure {
+  if (e instanceof TransportError) return {code: e.code, notSent: e.notSent, cause: e};
+  const code = (e as {code?: unknown} | null)?.code;
+  return {code: typeof code === 'string' && code !== '' ? code : 'ENETWORK', notSent: false, cause: e};
+}
+
+function statusHint(spec: CallSpec, status: number, location?: string): string | undefined {
+  if (status >= 300 && status <= 399) {
+    // Redirects are not followed: the API key must never travel to an address the user did not give.
+    const to = location ? `redirects to ${location}` : 'is a redirect without a Location';
+    return `the answer ${to}: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base${location ? ' (the address it points to, if you trust it)' : ''}`;
+  }
+  if (status === 401) return spec.scopeHint ? `${HINT_401}; ${spec.scopeHint}` : HINT_401;
+  if (status === 403) return spec.scopeHint ? `${HINT_403}: ${spec.scopeHint}` : HINT_403;
+  if (spec.unknownOutcomeHint && status >= 500 && status !== 501 && status !== 503 && status !== 505) {
+    return `${HINT_5XX}; ${spec.unknownOutcomeHint}`;
+  }
+  if (status === 404) return spec.notFoundHint;
+  if (status === 429) return HINT_429;
+  if (status >= 500) return HINT_5XX;
+  return undefined;
+}
+
+function withAttempts(hint: string | undefined, attempts: number): string | undefined {
+  if (attempts <= 1) return hint;
+  const gaveUp = `gave up after ${attempts} attempts`;
+  return hint ? `${hint}; ${gaveUp}` : gaveUp;
+}
+
+function isOk(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function header(res: HttpResponse, name: string): string | undefined {
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (k.toLowerCase() === name) return v;
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@ import {readFileSync, realpathSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {KILL_GRACE_MS, lastLine, NodeExec} from '../src/exec.js';
+import {KILL_GRACE_MS, lastLine, NodeExec, PIPE_DRAIN_MS, type ExecResult, type ExecTimers} from '../src/exec.js';
 import {RecordingLogger} from './fakes/recording-logger.js';
 
 const node = process.execPath;
@@ -13,8 +13,62 @@ const TREE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/tree.s
 /** node --import tsx exit-mid-command.ts: exits while NodeExec runs `tree.sh hang`, after printing the grandchild's pid. */
 const EXIT_MID_COMMAND = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/exit-mid-command.ts');
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** The runner kills the step 10 s after its SIGINT; stopping docker must take well under that. */
-const RUNNER_WINDOW_SAFETY_MS = 9000;
+/** Injected kill grace and pipe drain, held by HeldTimers until the test fires them (unique values). */
+const GRACE_MS = 987_654;
+const DRAIN_MS = 876_543;
+
+/**
+ * Real timers, except those of `held` durations: those wait until the test fires them, so a test decides
+ * when the kill grace or the pipe drain ends instead of sleeping through it.
+ */
+class HeldTimers implements ExecTimers {
+  readonly #held = new Map<number, {ms: number; fn: () => void}>();
+  readonly #waiters: {ms: number; resolve: () => void}[] = [];
+  #next = -1;
+  constructor(private readonly held: number[]) {}
+
+  setTimeout(fn: () => void, ms: number): unknown {
+    if (!this.held.includes(ms)) return setTimeout(fn, ms);
+    const id = this.#next--;
+    this.#held.set(id, {ms, fn});
+    for (const w of this.#waiters.filter(w => w.ms === ms)) w.resolve();
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    if (typeof handle === 'number' && handle < 0) this.#held.delete(handle);
+    else clearTimeout(handle as NodeJS.Timeout);
+  }
+
+  /** Resolves once a timer of `ms` is pending. */
+  scheduled(ms: number): Promise<void> {
+    if ([...this.#held.values()].some(t => t.ms === ms)) return Promise.resolve();
+    return new Promise(resolve => this.#waiters.push({ms, resolve}));
+  }
+
+  pending(ms: number): number {
+    return [...this.#held.values()].filter(t => t.ms === ms).length;
+  }
+
+  /** Ends the pending timers of `ms` now. */
+  fire(ms: number): void {
+    for (const [id, t] of [...this.#held]) {
+      if (t.ms !== ms) continue;
+      this.#held.delete(id);
+      t.fn();
+    }
+  }
+}
+
+/** Tracks whether a run has resolved yet. */
+function tracked(run: Promise<ExecResult>): {run: Promise<ExecResult>; settled: () => boolean} {
+  let done = false;
+  void run.then(() => (done = true));
+  return {run, settled: () => done};
+}
+
+/** One macrotask turn: lets pending I/O callbacks and promise chains run. */
+const turn = (): Promise<void> => new Promise(resolve => setImmediate(resolve));
 
 describe('NodeExec', () => {
   test('captures stdout and stderr and the exit code 0', async () => {
@@ -66,28 +120,46 @@ describe('NodeExec', () => {
     expect(elapsed).toBeLessThan(2000);
   });
 
-  test('escalates to SIGKILL 2 s after SIGTERM when the command ignores SIGTERM', async () => {
+  test('escalates to SIGKILL when the kill grace ends, not before, when the command ignores SIGTERM', async () => {
     // Abort only once the child says its SIGTERM handler is installed.
     const controller = new AbortController();
-    let armedAt = 0;
+    let termSeen!: () => void;
+    const term = new Promise<void>(resolve => (termSeen = resolve));
     const logger = new RecordingLogger();
     logger.info = (message: string) => {
-      if (message === 'armed') {
-        armedAt = Date.now();
-        controller.abort();
-      }
+      if (message === 'armed') controller.abort();
+      if (message === 'term') termSeen();
     };
-    const res = await new NodeExec({logger}).run(
-      node,
-      js('process.on("SIGTERM", () => {}); console.log("armed"); setInterval(() => {}, 1000);'),
-      {
-        signal: controller.signal
-      }
+    const timers = new HeldTimers([GRACE_MS]);
+    const {run, settled} = tracked(
+      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run(
+        node,
+        js('process.on("SIGTERM", () => console.log("term")); console.log("armed"); setInterval(() => {}, 1000);'),
+        {signal: controller.signal}
+      )
     );
-    expect(res).toEqual({exitCode: 137, stdout: 'armed\n', stderr: '', killed: 'aborted'});
-    const elapsed = Date.now() - armedAt;
-    expect(elapsed).toBeGreaterThanOrEqual(1900);
-    expect(elapsed).toBeLessThan(5000);
+    // The SIGTERM arrived and was ignored, and the grace is running: nothing is settled until it ends.
+    await Promise.all([term, timers.scheduled(GRACE_MS)]);
+    await turn();
+    expect(settled()).toBe(false);
+    timers.fire(GRACE_MS);
+    expect(await run).toEqual({exitCode: 137, stdout: 'armed\nterm\n', stderr: '', killed: 'aborted'});
+  });
+
+  test('a command that stops on SIGTERM never waits for the kill grace', async () => {
+    const controller = new AbortController();
+    const logger = new RecordingLogger();
+    logger.info = (message: string) => {
+      if (message === 'armed') controller.abort();
+    };
+    const timers = new HeldTimers([GRACE_MS]);
+    const res = await new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run(
+      node,
+      js('console.log("armed"); setInterval(() => {}, 1000);'),
+      {signal: controller.signal}
+    );
+    expect(res).toEqual({exitCode: 143, stdout: 'armed\n', stderr: '', killed: 'aborted'});
+    expect(timers.pending(GRACE_MS)).toBe(0);
   });
 
   test('kills the command when the signal aborts', async () => {
@@ -120,7 +192,18 @@ describe('NodeExec', () => {
     expect(res).toEqual({
       exitCode: 127,
       stdout: '',
-      stderr: 'rb-no-such-command-xyz: spawn rb-no-such-command-xyz ENOENT'
+      stderr: 'rb-no-such-command-xyz: spawn rb-no-such-command-xyz ENOENT',
+      spawnError: 'ENOENT'
+    });
+  });
+
+  test('a command that never started is not reported killed, even when the signal had aborted', async () => {
+    const res = await new NodeExec().run('rb-no-such-command-xyz', [], {signal: AbortSignal.abort()});
+    expect(res).toEqual({
+      exitCode: 127,
+      stdout: '',
+      stderr: 'rb-no-such-command-xyz: spawn rb-no-such-command-xyz ENOENT',
+      spawnError: 'ENOENT'
     });
   });
 
@@ -191,36 +274,65 @@ function treeLogger(onGrandchild?: (pid: number) => void): {logger: RecordingLog
 describe('NodeExec: the process tree', () => {
   test('abort stops the whole tree: a grandchild that ignores SIGTERM and holds the pipes is SIGKILLed', async () => {
     const controller = new AbortController();
-    let abortedAt = 0;
-    const {logger, pid} = treeLogger(() => {
-      abortedAt = Date.now();
-      controller.abort();
-    });
-    const res = await new NodeExec({logger}).run('sh', [TREE, 'hang'], {signal: controller.signal});
-    const elapsed = Date.now() - abortedAt;
+    const {logger, pid} = treeLogger(() => controller.abort());
+    const timers = new HeldTimers([GRACE_MS]);
+    const {run, settled} = tracked(
+      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {signal: controller.signal})
+    );
+    await timers.scheduled(GRACE_MS);
+    await turn();
+    // The SIGTERM did not reach the grandchild's sleep: it lives, and the run waits for the grace to end.
     expect(pid()).toBeGreaterThan(0);
+    expect(gone(pid())).toBe(false);
+    expect(settled()).toBe(false);
+    timers.fire(GRACE_MS);
     // The command itself died of the SIGTERM; the grandchild outlived it until the group's SIGKILL.
-    expect(res).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'aborted'});
-    expect(elapsed).toBeGreaterThanOrEqual(KILL_GRACE_MS - 100);
-    expect(elapsed).toBeLessThan(RUNNER_WINDOW_SAFETY_MS);
+    expect(await run).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'aborted'});
     expect(await goneWithin(pid())).toBe(true);
   });
 
   test('the time limit stops the whole tree the same way', async () => {
     const {logger, pid} = treeLogger();
-    const started = Date.now();
-    const res = await new NodeExec({logger}).run('sh', [TREE, 'hang'], {timeoutMs: 1500});
+    const timers = new HeldTimers([GRACE_MS]);
+    const {run, settled} = tracked(
+      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {timeoutMs: 200})
+    );
+    await timers.scheduled(GRACE_MS);
+    await turn();
     expect(pid()).toBeGreaterThan(0);
-    expect(res).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'timeout'});
-    expect(Date.now() - started).toBeLessThan(1500 + RUNNER_WINDOW_SAFETY_MS);
+    expect(settled()).toBe(false);
+    timers.fire(GRACE_MS);
+    expect(await run).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'timeout'});
     expect(await goneWithin(pid())).toBe(true);
   });
 
-  test('a command that exits while a grandchild holds the pipes resolves without waiting for it', async () => {
+  test('by default the grace is KILL_GRACE_MS and the drain PIPE_DRAIN_MS', async () => {
+    const controller = new AbortController();
+    const {logger, pid} = treeLogger(() => controller.abort());
+    const timers = new HeldTimers([KILL_GRACE_MS, PIPE_DRAIN_MS]);
+    const {run, settled} = tracked(
+      new NodeExec({logger, timers}).run('sh', [TREE, 'hang'], {signal: controller.signal})
+    );
+    await timers.scheduled(KILL_GRACE_MS);
+    expect(settled()).toBe(false);
+    timers.fire(KILL_GRACE_MS);
+    // SIGKILLed: the group's pipes close at once, or the drain (PIPE_DRAIN_MS) ends the wait.
+    void timers.scheduled(PIPE_DRAIN_MS).then(() => timers.fire(PIPE_DRAIN_MS));
+    expect((await run).killed).toBe('aborted');
+    expect(await goneWithin(pid())).toBe(true);
+  });
+
+  test('a command that exits while a grandchild holds the pipes resolves when the pipe drain ends', async () => {
     const {logger, pid} = treeLogger();
+    const timers = new HeldTimers([DRAIN_MS]);
     try {
-      const res = await new NodeExec({logger}).run('sh', [TREE, 'exit']);
-      expect(res).toEqual({exitCode: 0, stdout: `grandchild ${pid()}\n`, stderr: ''});
+      const {run, settled} = tracked(new NodeExec({logger, timers, pipeDrainMs: DRAIN_MS}).run('sh', [TREE, 'exit']));
+      // The command has exited; its grandchild holds the pipes, so only the drain's end settles the run.
+      await timers.scheduled(DRAIN_MS);
+      await turn();
+      expect(settled()).toBe(false);
+      timers.fire(DRAIN_MS);
+      expect(await run).toEqual({exitCode: 0, stdout: `grandchild ${pid()}\n`, stderr: ''});
       // Resolved while the grandchild (60 s of sleep) still runs: nothing waited for its pipes to close.
       expect(gone(pid())).toBe(false);
     } finally {

@@ -46,6 +46,8 @@ export interface ExecResult {
   stderr: string;
   /** Set when the command was killed because of timeoutMs or the signal. */
   killed?: 'timeout' | 'aborted';
+  /** Set when the command could not be started at all (exit code 127): the spawn error's code, e.g. ENOENT. */
+  spawnError?: string;
 }
 
 /** Exec is the one seam through which core runs programs (docker buildx); tests inject a fake. */
@@ -53,8 +55,25 @@ export interface Exec {
   run(command: string, args: string[], opts?: ExecOpts): Promise<ExecResult>;
 }
 
+/** The timer functions NodeExec waits with; tests inject their own to decide when a wait ends. */
+export interface ExecTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const systemTimers: ExecTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: handle => clearTimeout(handle as NodeJS.Timeout)
+};
+
 export interface NodeExecOpts {
   logger?: Logger;
+  /** Between SIGTERM and SIGKILL of a stopped command's group; default KILL_GRACE_MS. */
+  killGraceMs?: number;
+  /** How long output may still arrive after the command exits; default PIPE_DRAIN_MS. */
+  pipeDrainMs?: number;
+  /** Default: the global setTimeout/clearTimeout. */
+  timers?: ExecTimers;
 }
 
 /**
@@ -74,9 +93,15 @@ export interface NodeExecOpts {
  */
 export class NodeExec implements Exec {
   private readonly logger?: Logger;
+  private readonly killGraceMs: number;
+  private readonly pipeDrainMs: number;
+  private readonly timers: ExecTimers;
 
   constructor(opts: NodeExecOpts = {}) {
     this.logger = opts.logger;
+    this.killGraceMs = opts.killGraceMs ?? KILL_GRACE_MS;
+    this.pipeDrainMs = opts.pipeDrainMs ?? PIPE_DRAIN_MS;
+    this.timers = opts.timers ?? systemTimers;
   }
 
   run(command: string, args: string[], opts: ExecOpts = {}): Promise<ExecResult> {
@@ -89,9 +114,9 @@ export class NodeExec implements Exec {
       let pipesClosed = false;
       let sigkillSent = false;
       let settled = false;
-      const timers = new Set<NodeJS.Timeout>();
-      const after = (ms: number, fn: () => void): NodeJS.Timeout => {
-        const timer = setTimeout(() => {
+      const timers = new Set<unknown>();
+      const after = (ms: number, fn: () => void): unknown => {
+        const timer = this.timers.setTimeout(() => {
           timers.delete(timer);
           fn();
         }, ms);
@@ -139,7 +164,7 @@ export class NodeExec implements Exec {
         if (settled || killed || exited) return;
         killed = why;
         signalTree('SIGTERM');
-        after(KILL_GRACE_MS, () => {
+        after(this.killGraceMs, () => {
           sigkillSent = true;
           signalTree('SIGKILL');
           settleWhenDone();
@@ -150,10 +175,10 @@ export class NodeExec implements Exec {
       if (opts.signal?.aborted) onAbort();
       opts.signal?.addEventListener('abort', onAbort, {once: true});
 
-      const finish = (exitCode: number, extraErr = ''): void => {
+      const finish = (exitCode: number, spawnError?: NodeJS.ErrnoException): void => {
         if (settled) return;
         settled = true;
-        for (const t of timers) clearTimeout(t);
+        for (const t of timers) this.timers.clearTimeout(t);
         timers.clear();
         if (group) liveGroups.delete(group);
         opts.signal?.removeEventListener('abort', onAbort);
@@ -161,7 +186,14 @@ export class NodeExec implements Exec {
         child.stderr.destroy();
         outLines('', true);
         errLines('', true);
-        resolve({exitCode, stdout, stderr: stderr + extraErr, ...(killed ? {killed} : {})});
+        resolve({
+          exitCode,
+          stdout,
+          stderr: spawnError ? `${stderr}${command}: ${spawnError.message}` : stderr,
+          // A command that never started was not killed, whatever the signal did meanwhile.
+          ...(killed && !spawnError ? {killed} : {}),
+          ...(spawnError ? {spawnError: spawnError.code ?? 'unknown'} : {})
+        });
       };
       let polling = false;
       let draining = false;
@@ -184,13 +216,14 @@ export class NodeExec implements Exec {
         if (pipesClosed) return finish(exitCode);
         if (!draining) {
           draining = true;
-          after(PIPE_DRAIN_MS, () => finish(exitCode));
+          after(this.pipeDrainMs, () => finish(exitCode));
         }
       };
-      child.on('error', err => finish(127, `${command}: ${err.message}`));
+      // Only a failed spawn: a command that did start reports through 'exit' (never "cancelled" for this).
+      child.on('error', err => finish(127, err));
       child.on('exit', (code, signal) => {
         exited = {code, signal};
-        if (timer) clearTimeout(timer);
+        if (timer) this.timers.clearTimeout(timer);
         settleWhenDone();
       });
       child.on('close', () => {

@@ -1,8 +1,10 @@
 import {describe, expect, test} from '@jest/globals';
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {homedir, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx, BuildxError} from '../../src/buildx/buildx.js';
+import {BuildxUnavailableError} from '../../src/buildx/buildx-unavailable.js';
+import type {ExecResult} from '../../src/exec.js';
 import {FakeExec} from '../fakes/fake-exec.js';
 
 const certs = {cacert: '/c/ca.pem', cert: '/c/cert.pem', key: '/c/key.pem'};
@@ -10,23 +12,68 @@ const failing = (stderr: string, extra: {stdout?: string; killed?: 'timeout' | '
   new FakeExec(() => ({exitCode: 1, stderr, ...extra}));
 
 describe('Buildx.version', () => {
+  // Real `docker buildx version` lines; docker's parseVersion cases (actions-toolkit __tests__/buildx/buildx.test.ts) first.
   // prettier-ignore
   test.each<[number, string, string]>([
-    [1, 'github.com/docker/buildx v0.13.1 788433953af10f2a698f5c07611dddce2e08c7a0\n', '0.13.1'],
-    [2, 'github.com/docker/buildx 0.17.1-desktop.1 abc\n', '0.17.1'],
-    [3, 'something odd\n', 'something odd']
+    [1, 'github.com/docker/buildx 0.4.1+azure bda4882a65349ca359216b135896bddc1d92461c', '0.4.1'],
+    [2, 'github.com/docker/buildx v0.4.2 fb7b670b764764dc4716df3eba07ffdae4cc47b2', '0.4.2'],
+    [3, 'github.com/docker/buildx f117971 f11797113e5a9b86bd976329c5dbb8a8bfdfadfa', 'f117971'],
+    [4, 'github.com/docker/buildx v0.13.1 788433953af10f2a698f5c07611dddce2e08c7a0\n', '0.13.1'],
+    [5, 'github.com/docker/buildx 0.17.1-desktop.1 abc\n', '0.17.1'],
+    [6, 'github.com/docker/buildx v0.21.0-rc1 2f4b1a3c\n', '0.21.0'],
+    [7, 'github.com/docker/buildx 1a2b3c4 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b\n', '1a2b3c4'],
+    [8, 'github.com/docker/buildx 0.12.1+ds1-0ubuntu1~22.04.1 \n', '0.12.1']
   ])('[%d] parses %o as %o', async (_n, stdout, expected) => {
     const exec = new FakeExec(() => ({stdout}));
     await expect(new Buildx({exec}).version()).resolves.toBe(expected);
     expect(exec.calls).toEqual([{command: 'docker', args: ['buildx', 'version'], opts: {silent: true, timeoutMs: 15000, signal: undefined}}]);
   });
 
-  test('throws with the last stderr line when buildx is missing', async () => {
-    const exec = failing("docker: 'buildx' is not a docker command.\nSee 'docker --help'\n");
-    await expect(new Buildx({exec}).version()).rejects.toHaveProperty(
-      'message',
-      "docker buildx is not available: See 'docker --help'"
+  test('output without a version is an error naming it, not a version', async () => {
+    const exec = new FakeExec(() => ({stdout: 'something odd\n'}));
+    await expect(new Buildx({exec}).version()).rejects.toThrow(
+      new BuildxError(
+        'Cannot parse the buildx version from `docker buildx version`: "something odd"; check the buildx plugin on the runner'
+      )
     );
+  });
+
+  // prettier-ignore
+  test.each<[string, Partial<ExecResult>, string, RegExp]>([
+    ['docker < 28 without buildx', {exitCode: 1, stderr: "docker: 'buildx' is not a docker command.\nSee 'docker --help'\n"}, 'no-buildx',
+      /^docker buildx is not available: docker has no buildx plugin \(docker says: docker: 'buildx' is not a docker command\. See 'docker --help'\): install the buildx plugin on the runner \(https:\/\/docs\.docker\.com\/go\/buildx\/\)/],
+    ['docker >= 28 without buildx', {exitCode: 1, stderr: "docker: unknown command: docker buildx\n\nRun 'docker --help' for more information\n"}, 'no-buildx',
+      /docker has no buildx plugin \(docker says: docker: unknown command: docker buildx Run 'docker --help' for more information\)/],
+    ['no docker', {exitCode: 127, stderr: 'docker: spawn docker ENOENT', spawnError: 'ENOENT'}, 'no-docker',
+      /^docker buildx is not available: the Docker CLI \("docker"\) is not on PATH \(docker: spawn docker ENOENT\): run the job on a runner with the Docker CLI/],
+    ['docker not executable', {exitCode: 127, stderr: '/opt/docker: spawn /opt/docker EACCES', spawnError: 'EACCES'}, 'no-docker',
+      /the Docker CLI \("docker"\) cannot be run \(\/opt\/docker: spawn \/opt\/docker EACCES\)/],
+    ['a broken plugin', {exitCode: 2, stderr: 'fork/exec /usr/libexec/docker/cli-plugins/docker-buildx: exec format error\n'}, 'broken',
+      /`docker buildx version` failed \(fork\/exec \/usr\/libexec\/docker\/cli-plugins\/docker-buildx: exec format error\): check or reinstall/],
+    ['a hang', {exitCode: 143, killed: 'timeout'}, 'timeout', /did not answer \(no answer within 15000 ms\)/]
+  ])('%s: BuildxUnavailableError with docker’s reason and the fix', async (_what, res, reason, message) => {
+    const e = await new Buildx({exec: new FakeExec(() => res)}).version().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(BuildxUnavailableError);
+    expect(e).toBeInstanceOf(BuildxError);
+    expect((e as BuildxUnavailableError).reason).toBe(reason);
+    expect((e as Error).message).toMatch(message);
+    expect((e as Error).message).not.toMatch(/cancel/i);
+  });
+
+  test('the caller’s alternative is added to the fix', async () => {
+    const exec = new FakeExec(() => ({exitCode: 1, stderr: "docker: 'buildx' is not a docker command.\n"}));
+    await expect(new Buildx({exec}).version({alternative: 'set "setup-buildx: false"'})).rejects.toThrow(
+      /\(docker says: docker: 'buildx' is not a docker command\.\): install the buildx plugin .*\(GitHub-hosted Ubuntu runners do\), or set "setup-buildx: false"$/
+    );
+  });
+
+  test('stopped by the caller’s signal: a BuildxError saying so, not a missing buildx', async () => {
+    const e = await new Buildx({exec: new FakeExec(() => ({exitCode: 143, killed: 'aborted'}))})
+      .version()
+      .catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(BuildxError);
+    expect(e).not.toBeInstanceOf(BuildxUnavailableError);
+    expect((e as Error).message).toMatch(/was stopped: the step was cancelled/);
   });
 });
 
@@ -183,11 +230,51 @@ describe('Buildx.rm', () => {
     mkdirSync(join(config, 'buildx', 'instances'), {recursive: true});
     writeFileSync(join(config, 'buildx', 'instances', 'rb'), '{}');
     writeFileSync(join(config, 'buildx', 'instances', 'other'), '{}');
-    const buildx = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: config}});
+    const buildx = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: config, BUILDX_CONFIG: ''}});
     expect(buildx.forget('rb')).toBe(true);
     expect(buildx.forget('rb')).toBe(false);
     expect(buildx.forget('../instances/other')).toBe(false);
     expect(existsSync(join(config, 'buildx', 'instances', 'other'))).toBe(true);
     rmSync(config, {recursive: true, force: true});
+  });
+
+  test('forget honours BUILDX_CONFIG (buildx’s own directory) over DOCKER_CONFIG, from our env or the process’s', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'buildx-forget-'));
+    const buildxConfig = join(root, 'bx');
+    const dockerConfig = join(root, 'docker');
+    for (const dir of [join(buildxConfig, 'instances'), join(dockerConfig, 'buildx', 'instances')]) {
+      mkdirSync(dir, {recursive: true});
+      writeFileSync(join(dir, 'rb'), '{}');
+    }
+    const saved = process.env['BUILDX_CONFIG'];
+    try {
+      const ours = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: dockerConfig, BUILDX_CONFIG: buildxConfig}});
+      expect(ours.configDir()).toBe(buildxConfig);
+      expect(ours.forget('rb')).toBe(true);
+      expect(existsSync(join(buildxConfig, 'instances', 'rb'))).toBe(false);
+      expect(existsSync(join(dockerConfig, 'buildx', 'instances', 'rb'))).toBe(true);
+
+      writeFileSync(join(buildxConfig, 'instances', 'rb'), '{}');
+      process.env['BUILDX_CONFIG'] = buildxConfig;
+      const inherited = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: dockerConfig}});
+      expect(inherited.configDir()).toBe(buildxConfig);
+      expect(inherited.forget('rb')).toBe(true);
+      expect(existsSync(join(dockerConfig, 'buildx', 'instances', 'rb'))).toBe(true);
+
+      // An empty BUILDX_CONFIG is unset for buildx: back to DOCKER_CONFIG/buildx.
+      const emptied = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: dockerConfig, BUILDX_CONFIG: ''}});
+      expect(emptied.configDir()).toBe(join(dockerConfig, 'buildx'));
+      expect(emptied.forget('rb')).toBe(true);
+      expect(existsSync(join(dockerConfig, 'buildx', 'instances', 'rb'))).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env['BUILDX_CONFIG'];
+      else process.env['BUILDX_CONFIG'] = saved;
+      rmSync(root, {recursive: true, force: true});
+    }
+  });
+
+  test('without BUILDX_CONFIG or DOCKER_CONFIG, buildx’s directory is ~/.docker/buildx', () => {
+    const buildx = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: '', BUILDX_CONFIG: ''}});
+    expect(buildx.configDir()).toBe(join(homedir(), '.docker', 'buildx'));
   });
 });

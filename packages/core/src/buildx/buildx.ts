@@ -12,6 +12,10 @@ import {join} from 'node:path';
 import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
+import {BuildxError} from './buildx-error.js';
+import {BuildxUnavailableError} from './buildx-unavailable.js';
+
+export {BuildxError} from './buildx-error.js';
 
 export interface BuildxOpts {
   exec?: Exec;
@@ -20,17 +24,6 @@ export interface BuildxOpts {
   docker?: string;
   /** Extra environment for every call (e.g. DOCKER_CONFIG). */
   env?: Record<string, string>;
-}
-
-/** A `docker buildx` command failed (locally: retrying on another profile would not help). */
-export class BuildxError extends Error {
-  /** The command was killed at its time limit. */
-  readonly timedOut: boolean;
-  constructor(message: string, opts: {timedOut?: boolean} = {}) {
-    super(message);
-    this.name = 'BuildxError';
-    this.timedOut = opts.timedOut ?? false;
-  }
 }
 
 /** Buildx runs the few `docker buildx` commands the lifecycle needs, argv built by buildx-args. */
@@ -47,12 +40,38 @@ export class Buildx {
     this.env = opts.env;
   }
 
-  /** The buildx version (e.g. "0.13.1"), or throws when docker or buildx is unavailable. */
-  async version(opts: {signal?: AbortSignal} = {}): Promise<string> {
-    const res = await this.run(versionArgs(), {silent: true, timeoutMs: 15000, signal: opts.signal});
-    if (res.exitCode !== 0) throw new BuildxError(`docker buildx is not available: ${lastLine(res)}`);
-    const m = /v?(\d+\.\d+\.\d+)/.exec(res.stdout);
-    return m?.[1] ?? res.stdout.trim();
+  /**
+   * The buildx version as docker's actions read it (Buildx.parseVersion): "0.13.1", or a dev build's
+   * 7-hex commit (which satisfies every version gate). Throws BuildxUnavailableError when docker or buildx
+   * cannot run (with docker's own reason and the fix), a BuildxError when the output has no version, and a
+   * BuildxError naming the cancellation when `signal` stopped it.
+   */
+  async version(opts: {signal?: AbortSignal; alternative?: string} = {}): Promise<string> {
+    const timeoutMs = 15000;
+    const res = await this.run(versionArgs(), {silent: true, timeoutMs, signal: opts.signal});
+    const unavailable = BuildxUnavailableError.fromResult(res, {
+      docker: this.docker,
+      timeoutMs,
+      alternative: opts.alternative
+    });
+    if (unavailable) throw unavailable;
+    if (res.killed === 'aborted') throw new BuildxError('`docker buildx version` was stopped: the step was cancelled');
+    const version = Buildx.parseVersion(res.stdout);
+    if (version === undefined) {
+      throw new BuildxError(
+        `Cannot parse the buildx version from \`${this.docker} buildx version\`: ${JSON.stringify(res.stdout.trim().slice(0, 200))}; check the buildx plugin on the runner`
+      );
+    }
+    return version;
+  }
+
+  /**
+   * The version in `docker buildx version` output, with docker's regex (@docker/actions-toolkit
+   * Buildx.parseVersion): "github.com/docker/buildx v0.13.1 7884…" → "0.13.1", "… 0.17.1-desktop.1 …" →
+   * "0.17.1", a dev build "github.com/docker/buildx 1a2b3c4 1a2b3c4…" → "1a2b3c4". Undefined when none.
+   */
+  static parseVersion(stdout: string): string | undefined {
+    return /\sv?([0-9a-f]{7}|[0-9.]+)/.exec(stdout)?.[1];
   }
 
   /** Creates the builder (first node) or appends a node to it. */
@@ -100,11 +119,21 @@ export class Buildx {
    * `buildx rm` stalls on an endpoint that no longer answers (docker/setup-buildx-action#615).
    */
   forget(name: string): boolean {
-    const config = this.env?.['DOCKER_CONFIG'] ?? process.env['DOCKER_CONFIG'] ?? join(homedir(), '.docker');
-    const record = join(config, 'buildx', 'instances', name);
+    const record = join(this.configDir(), 'instances', name);
     if (!/^[A-Za-z0-9._-]+$/.test(name) || !existsSync(record)) return false;
     rmSync(record, {force: true});
     return true;
+  }
+
+  /**
+   * buildx's own directory (docker's Buildx.configDir): BUILDX_CONFIG, else `buildx` in the docker config
+   * directory (DOCKER_CONFIG, default ~/.docker). Our `env` for the calls comes first, as buildx sees it.
+   */
+  configDir(): string {
+    // Our env is merged over process.env for the calls; buildx treats an empty variable as unset.
+    const env = (name: string): string | undefined =>
+      (this.env && name in this.env ? this.env[name] : process.env[name]) || undefined;
+    return env('BUILDX_CONFIG') ?? join(env('DOCKER_CONFIG') ?? join(homedir(), '.docker'), 'buildx');
   }
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {

@@ -1,3 +1,4 @@
+// Ours, not a library: a 0700/0600 folder per job in RUNNER_TEMP and buildx's remote-driver paths is all we need.
 import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';

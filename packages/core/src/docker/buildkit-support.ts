@@ -1,16 +1,23 @@
-import {versionAtLeast} from './version-gate.js';
+import satisfies from 'semver/functions/satisfies.js';
 
 /**
  * docker's BuildKit.versionSatisfies(builder, '>=0.11.0') over `buildx inspect` nodes: every node must
- * report a BuildKit version that satisfies it (a docker-driver node only with a `-moby` version). docker's
- * actions add their default provenance attestation only then.
+ * report a BuildKit version that satisfies it by semver (so "v0.13.0-rc1" does not), a docker-driver node
+ * only with a `-moby` version. docker's actions add their default provenance attestation only then.
+ * (docker asks a node without a reported version for its image's version; our nodes always report one.)
  */
 export function buildkitSupportsAttestations(nodes: {buildkit?: string}[], driver?: string): boolean {
+  return buildkitSatisfies(nodes, '>=0.11.0', driver);
+}
+
+/** Every node's BuildKit version satisfies `range` (@docker/actions-toolkit BuildKit.versionSatisfies). */
+export function buildkitSatisfies(nodes: {buildkit?: string}[], range: string, driver?: string): boolean {
   return nodes.every(n => {
     const v = n.buildkit;
     if (!v) return false;
+    // BuildKit in moby reports e.g. `v0.11.0-moby`.
     if (driver === 'docker' && !v.endsWith('-moby')) return false;
-    return versionAtLeast(v.replace(/-moby$/, ''), '0.11.0');
+    return satisfies(v.replace(/-moby$/, ''), range);
   });
 }
 

@@ -1,3 +1,4 @@
+// Ours, not @actions/github: importing it loads Octokit (cold start) for a few GITHUB_* values and one payload field.
 import {readFileSync} from 'node:fs';
 
 /**

@@ -1,3 +1,4 @@
+// Ours, not docker's Build.generateSecret*: its errors can echo a secret; ours never do, and files are 0600.
 import {randomBytes} from 'node:crypto';
 import {copyFileSync, existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';

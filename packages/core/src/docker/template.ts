@@ -1,3 +1,4 @@
+// Ours, not Handlebars: docker's actions use it for one variable ({{defaultContext}}); not worth an engine's load time.
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',

@@ -316,7 +316,8 @@ describe('waitForBuilderReady: failures', () => {
       'waitForBuilderReady: b1: Failed to get builder details: HTTP 503',
       'waitForBuilderReady: b1: Failed to get builder details: HTTP 502',
       'waitForBuilderReady: b1: Failed to get builder details: ECONNRESET',
-      'waitForBuilderReady: b1: Failed to get builder details: HTTP 500'
+      'waitForBuilderReady: b1: Failed to get builder details: HTTP 500',
+      'waitForBuilderReady: b1: ready'
     ]);
   });
 

@@ -3,6 +3,7 @@ import {ApiError} from '../../src/errors.js';
 import {LAST_ATTEMPT_RESERVE_MS, teardownBuilders} from '../../src/lifecycle/teardown.js';
 import {deferred, FakeBuilderApi, hangUntilAborted, httpError} from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
+import {ManualClock} from '../fakes/manual-clock.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 
 describe('teardownBuilders', () => {
@@ -126,6 +127,63 @@ describe('teardownBuilders', () => {
     expect(api.teardownCalls).toHaveLength(1);
   });
 
+  test('builders wait apart: each its own Retry-After, the longer one cut to the budget (all on the fake clock)', async () => {
+    // A ManualClock: two waits on one time moved by the test (FakeClock would add them up).
+    const clock = new ManualClock();
+    const retriedAt: Record<string, number> = {};
+    const again = (id: string) => (): {alreadyGone: boolean} => {
+      retriedAt[id] = clock.now();
+      return {alreadyGone: false};
+    };
+    const api = new FakeBuilderApi()
+      .onTeardown('b1', new ApiError({call: 'tear down builder', status: 429, retryAfterMs: 3000}), again('b1'))
+      .onTeardown('b2', new ApiError({call: 'tear down builder', status: 503, retryAfterMs: 60_000}), again('b2'));
+    const logger = new RecordingLogger();
+    const run = teardownBuilders(api, ['b1', 'b2'], {clock, logger, timeoutMs: 20_000});
+    let done = false;
+    void run.finally(() => (done = true));
+    while (!done && clock.now() < 20_000) await clock.advance(500);
+    expect((await run).tornDown.sort()).toEqual(['b1', 'b2']);
+    expect(retriedAt).toEqual({b1: 3000, b2: 20_000 - LAST_ATTEMPT_RESERVE_MS});
+    expect([...clock.sleeps].sort((a, b) => a - b)).toEqual([3000, 20_000 - LAST_ATTEMPT_RESERVE_MS]);
+    expect(logger.messages('debug')).toContain(
+      `teardownBuilders: b2: waiting ${20_000 - LAST_ATTEMPT_RESERVE_MS} ms, not 60000: the budget ends`
+    );
+  });
+
+  test('a failure inside the last-attempt reserve → one immediate last try, no wait', async () => {
+    const clock = new FakeClock();
+    const api = new FakeBuilderApi().onTeardown(
+      'b1',
+      () => {
+        clock.advance(9_500); // a slow answer leaves less than the reserve of the 10 s budget
+        throw httpError('tear down builder', 503);
+      },
+      {alreadyGone: false}
+    );
+    const report = await teardownBuilders(api, ['b1'], {clock, timeoutMs: 10_000});
+    expect(report.tornDown).toEqual(['b1']);
+    expect(clock.sleeps).toEqual([]);
+    expect(api.teardownCalls).toHaveLength(2);
+  });
+
+  test('still failing inside the reserve after the last try → failed, no third request', async () => {
+    const clock = new FakeClock();
+    const api = new FakeBuilderApi().onTeardown(
+      'b1',
+      () => {
+        clock.advance(9_500);
+        throw httpError('tear down builder', 503);
+      },
+      httpError('tear down builder', 502, 'last'),
+      {alreadyGone: false}
+    );
+    const report = await teardownBuilders(api, ['b1'], {clock, timeoutMs: 10_000});
+    expect(report.failed).toEqual([{id: 'b1', error: 'Failed to tear down builder: HTTP 502: last'}]);
+    expect(clock.sleeps).toEqual([]);
+    expect(api.teardownCalls).toHaveLength(2);
+  });
+
   test('attempts bounds the rounds', async () => {
     const clock = new FakeClock();
     const api = new FakeBuilderApi().onTeardown(
@@ -140,9 +198,8 @@ describe('teardownBuilders', () => {
 
   test('the whole teardown is bounded by timeoutMs (real time): a hanging call is reported as failed', async () => {
     const api = new FakeBuilderApi().onTeardown('b1', hangUntilAborted).onTeardown('b2', {alreadyGone: false});
-    const started = Date.now();
+    // (The budget bounds requests in flight with a real timer: a hang would end this test by jest's time-out.)
     const report = await teardownBuilders(api, ['b1', 'b2'], {clock: new FakeClock(), timeoutMs: 100});
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(report.tornDown).toEqual(['b2']);
     expect(report.failed).toEqual([{id: 'b1', error: 'no answer within the teardown budget of 100 ms'}]);
     // No further round once the time is up.

@@ -7,6 +7,7 @@ import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
 import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
 import type {BuilderApi} from './builder-api.js';
+import {ReadinessProgress, describeStage, type BuilderStage} from './readiness-progress.js';
 import {registerSecret} from './secrets.js';
 import {TlsProbeError, type TlsProbe} from './tls-probe.js';
 
@@ -47,6 +48,11 @@ export interface ReadinessOpts {
   deadline: number;
   schedule?: PollSchedule;
   signal?: AbortSignal;
+  /**
+   * Shared by the waits of all builders of one provision, so that they print one progress line between them
+   * every ~10 s. Default: one for this builder alone (its own line).
+   */
+  progress?: ReadinessProgress;
 }
 
 /** The builder reported `failed` (or was terminated) while we waited. */
@@ -66,10 +72,12 @@ export class BuilderFailedError extends Error {
  */
 export function explainTimeout(e: unknown, timeoutMs: number, timeoutInput: string): unknown {
   if (!(e instanceof BuilderTimeoutError)) return e;
+  // A CLI flag (`--timeout`) is named as typed; an action input as `the "timeout" input`.
+  const setting = timeoutInput.startsWith('-') ? timeoutInput : `the "${timeoutInput}" input`;
   const advice =
     e.serviceFailure !== undefined
       ? `the service kept failing until then, so a longer "${timeoutInput}" would not help: try again later, and check the service's status if it persists`
-      : `raise the "${timeoutInput}" input if the profile needs longer to start`;
+      : `raise ${setting} if the profile needs longer to start`;
   return new Error(`${e.message}. Timed out after ${timeoutMs} ms: ${advice}`, {cause: e});
 }
 
@@ -115,6 +123,11 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let serviceFailure: string | undefined;
   let answered = false;
   const since = clock.now();
+  const progress = opts.progress ?? new ReadinessProgress({ids: [builderId], since, deadline: opts.deadline});
+  // A debug line when the builder's stage changes, not at every poll (4 a second would say the same thing).
+  const observe = (stage: BuilderStage, detail: string): void => {
+    if (progress.update(builderId, stage)) logger.debug(`waitForBuilderReady: ${builderId}: ${detail}`);
+  };
   let consecutiveErrors = 0;
   let tlsRejections = 0;
   let readyButIncomplete = 0;
@@ -131,9 +144,12 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         serviceFailure
       );
     }
+    const line = progress.due(started);
+    if (line) logger.info(line);
     let wait = schedule.intervalMs;
     if (!complete) {
       // Each request ends at the deadline (a hanging request must not carry us past it), with a reason that says so.
+      // (Measured on the clock, cut by a real timer: a fake clock's sleeps return at once, so it cannot time I/O.)
       const limit = linkedSignal({
         parents: [opts.signal],
         timeoutMs: remaining,
@@ -147,7 +163,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') complete = {details, endpoint: verdict.endpoint};
-        else lastProblem = verdict.why;
+        else {
+          lastProblem = verdict.why;
+          observe(verdict.stage, lastProblem);
+        }
         readyButIncomplete = verdict.kind === 'pending' && verdict.saysReady ? readyButIncomplete + 1 : 0;
         if (readyButIncomplete >= MAX_READY_BUT_INCOMPLETE) {
           throw new BuilderFailedError(
@@ -167,7 +186,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
           // Not visible yet is like pending, not like a failure: polled at the normal pace (≤ 4/s), no backoff.
           lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`;
           serviceFailure = undefined;
-          logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
+          observe({kind: 'not-visible'}, lastProblem);
         } else {
           if (!(e instanceof DeadlineError && answered)) {
             // (When the deadline cut a request in flight, what the service last said is still the reason.)
@@ -176,7 +195,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
           }
           consecutiveErrors++;
           wait = Math.min(schedule.maxBackoffMs, schedule.intervalMs * 2 ** consecutiveErrors);
-          logger.debug(`waitForBuilderReady: ${builderId}: ${lastProblem}`);
+          observe({kind: 'service-error', error: errorKind(e)}, errorMessage(e));
         }
       } finally {
         limit.dispose();
@@ -197,6 +216,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
           timeoutMs: Math.max(1, Math.min(5000, opts.deadline - clock.now())),
           signal: opts.signal
         });
+        observe({kind: 'ready'}, describeStage({kind: 'ready'}));
         return {
           id: builderId,
           endpoint,
@@ -209,6 +229,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       } catch (e) {
         throwIfAborted(opts.signal);
         lastProblem = errorMessage(e);
+        observe({kind: 'tls', problem: e instanceof TlsProbeError ? e.kind : 'error'}, lastProblem);
         if (e instanceof TlsProbeError && e.kind === 'rejected' && ++tlsRejections >= MAX_TLS_REJECTIONS) {
           throw new BuilderFailedError(
             builderId,
@@ -223,7 +244,9 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   }
 }
 
-type Verdict = {kind: 'complete'; endpoint: BuilderEndpoint} | {kind: 'pending'; why: string; saysReady?: boolean};
+type Verdict =
+  | {kind: 'complete'; endpoint: BuilderEndpoint}
+  | {kind: 'pending'; why: string; stage: BuilderStage; saysReady?: boolean};
 
 function examine(builderId: string, details: BuilderDetails, logger: Logger): Verdict {
   const m = details.metadata;
@@ -241,9 +264,11 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
     return {
       kind: 'pending',
       why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`,
+      stage: {kind: 'pending', ...(status ? {status} : {}), missing},
       saysReady: status === 'ready'
     };
-  if (status !== undefined && status !== 'ready') return {kind: 'pending', why: `status is "${status}"`};
+  if (status !== undefined && status !== 'ready')
+    return {kind: 'pending', why: `status is "${status}"`, stage: {kind: 'pending', status}};
   for (const f of PEM_FIELDS) {
     if (!/-----BEGIN [A-Z0-9 ]+-----[\s\S]+-----END [A-Z0-9 ]+-----/.test(m[f])) {
       throw new BuilderFailedError(builderId, `Builder ${builderId} details carry a malformed ${f}: not a PEM block`);
@@ -254,6 +279,13 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
   } catch (e) {
     throw new BuilderFailedError(builderId, `Builder ${builderId} details carry an unusable host: ${errorMessage(e)}`);
   }
+}
+
+/** What kind of failure a details request met, for change detection: not its message (which may vary). */
+function errorKind(e: unknown): string {
+  if (e instanceof ApiError) return e.status !== undefined ? `HTTP ${e.status}` : (e.code ?? 'network error');
+  if (e instanceof DeadlineError) return 'no answer';
+  return e instanceof Error ? e.name : 'error';
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -48,6 +48,8 @@ export async function teardownBuilders(
   const pauseMs = opts.pauseMs ?? 500;
   const budgetMs = opts.timeoutMs ?? 30000;
   const deadline = clock.now() + budgetMs;
+  // Waits and time checks use the clock; only a request in flight is cut by a real timer (a fake clock's sleeps
+  // return at once, so it cannot time work that does not sleep).
   const limit = linkedSignal({
     timeoutMs: budgetMs,
     onTimeout: () => new DeadlineError(`no answer within the teardown budget of ${budgetMs} ms`)

@@ -32,7 +32,8 @@
 // `buildx bake` resolves the bake files (fake-bake.mjs): `--print` prints the definition as JSON (fault
 // name `print`); a bake writes --metadata-file with one entry per target and fails with "exec format
 // error" when a target asks for an architecture no node of its builder has. Each call records its argv,
-// pid, cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token).
+// pid, cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token), DOCKER_CONFIG,
+// and with FAKE_DOCKER_BUILDX=plugin (see ./docker) the buildx plugin the call went through.
 // FAKE_DOCKER_BUILD_STUBBORN_CHILD=1: `buildx build` starts a child that ignores SIGTERM and SIGINT and holds
 // stdout (as buildx, the docker CLI's plugin process, can), which prints `stubborn child <pid> …` once its
 // handlers are set; then both hang (the fake docker itself dies on SIGTERM, the child lives 120 s at most).
@@ -55,7 +56,9 @@ const record = {
   argv: args,
   cwd: process.cwd(),
   ...(process.env.BUILDX_METADATA_WARNINGS ? {metadataWarnings: process.env.BUILDX_METADATA_WARNINGS} : {}),
-  ...(token ? {gitAuthTokenSha256: createHash('sha256').update(token).digest('hex')} : {})
+  ...(token ? {gitAuthTokenSha256: createHash('sha256').update(token).digest('hex')} : {}),
+  ...(process.env.DOCKER_CONFIG ? {dockerConfig: process.env.DOCKER_CONFIG} : {}),
+  ...(process.env.FAKE_DOCKER_PLUGIN ? {plugin: process.env.FAKE_DOCKER_PLUGIN} : {})
 };
 appendFileSync(join(dir, 'calls.jsonl'), JSON.stringify(record) + '\n');
 

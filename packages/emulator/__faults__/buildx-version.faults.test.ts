@@ -1,0 +1,238 @@
+// `buildx-version` (issue 15 §9): each bundled action on a runner whose docker has NO buildx of its own
+// (fake docker with FAKE_DOCKER_BUILDX=plugin: `docker buildx` runs $DOCKER_CONFIG/cli-plugins/docker-buildx,
+// as docker does), with releases served by FakeBuildxReleases through REMOTE_BUILDER_BUILDX_RELEASES_URL.
+// The installed buildx runs every docker call of main and post; a second job on the same runner takes it from
+// the tool cache; a bad download or a bad input fails before anything is assigned; post removes the private
+// DOCKER_CONFIG; configure exports it for the later steps of the job.
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {buildxAssetName, buildxPlatform, Env} from '@remote-builder-actions/core';
+import {FakeBuildxReleases} from '../src/testing/fake-buildx-releases.js';
+import {ACTIONS, requireBundles, type ActionUnderTest} from './kit/actions.js';
+import {describeJob} from './kit/scenario.js';
+import {runScenario, type Expectation, type ScenarioContext} from './kit/scenario.js';
+
+const VERSION = '0.19.3';
+const ASSET = buildxAssetName(VERSION, buildxPlatform());
+/** The state key under which main saves the private DOCKER_CONFIG (BuildxInstallState.DockerConfig). */
+const STATE_KEY = 'buildxDockerConfig';
+
+let releases: FakeBuildxReleases;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  requireBundles();
+  releases = await FakeBuildxReleases.start();
+});
+
+afterAll(async () => {
+  await releases.close();
+  for (const d of dirs) rmSync(d, {recursive: true, force: true});
+});
+
+/** A runner's tool cache, empty, shared by the jobs given it. */
+function toolCache(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'faults-tool-cache-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** The job env of a runner without buildx, downloading from the fake releases into `cache`. */
+function runnerEnv(cache: string): Record<string, string> {
+  return {
+    FAKE_DOCKER_BUILDX: 'plugin',
+    RUNNER_TOOL_CACHE: cache,
+    [Env.BuildxReleasesUrl]: releases.baseUrl
+  };
+}
+
+/** Downloads of the asset that reached the file (GitHub's redirect not counted). */
+const downloads = (): number => releases.requests.filter(r => r.path === `/objects/v${VERSION}/${ASSET}`).length;
+
+interface DockerCall {
+  argv: string[];
+  dockerConfig?: string;
+  plugin?: string;
+}
+
+/** Every docker call the fake docker recorded (main and post), with its DOCKER_CONFIG and plugin. */
+function dockerCalls(ctx: ScenarioContext): DockerCall[] {
+  const file = join(ctx.job.work, 'docker', 'calls.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(l => l !== '')
+    .map(l => JSON.parse(l) as DockerCall);
+}
+
+/** main ran with the installed plugin everywhere; post removed the private folder. */
+function usedInstalledBuildx(ctx: ScenarioContext, how: RegExp): void {
+  const {job, action} = ctx;
+  const log = describeJob(job);
+  expect(log).toMatch(how);
+  // `docker buildx version` answered by the installed plugin (the runner's docker has none).
+  expect(log).toContain(`docker buildx ${VERSION}`);
+  const dir = job.main?.state[STATE_KEY] ?? '';
+  expect(dir).toContain(join(job.work, 'runner-temp'));
+  const calls = dockerCalls(ctx);
+  const verbs = calls.map(c => c.argv[1]);
+  expect(verbs).toContain('create');
+  expect(verbs).toContain('rm');
+  if (action.buildCommand) expect(verbs).toContain(action.buildCommand);
+  // Every call, main's and post's, went through the installed plugin with the private DOCKER_CONFIG.
+  for (const c of calls) {
+    expect({argv: c.argv, plugin: c.plugin, dockerConfig: c.dockerConfig}).toEqual({
+      argv: c.argv,
+      plugin: join(dir, 'cli-plugins', 'docker-buildx'),
+      dockerConfig: dir
+    });
+  }
+  // The user's DOCKER_CONFIG got no plugin; post removed the private one after `buildx rm`.
+  expect(existsSync(join(job.work, 'docker-config', 'cli-plugins', 'docker-buildx'))).toBe(false);
+  expect(existsSync(dir)).toBe(false);
+  const post = job.posts[0]?.stdout ?? '';
+  expect(post.indexOf('Removed the buildx installed')).toBeGreaterThan(post.lastIndexOf('buildx rm'));
+  if (action.name === 'configure') {
+    // Later steps (docker's actions, `run:`) use the same buildx and see the builder.
+    expect(job.main?.exportedEnv['DOCKER_CONFIG']).toBe(dir);
+    expect(job.main?.stdout).toMatch(/Exported DOCKER_CONFIG=/);
+  } else {
+    expect(job.main?.exportedEnv['DOCKER_CONFIG']).toBeUndefined();
+  }
+}
+
+const installs = (how: RegExp): Expectation => ({
+  exit: 0,
+  assigned: 1,
+  also: ctx => usedInstalledBuildx(ctx, how)
+});
+
+/** Nothing assigned, nothing installed, nothing left. */
+const failsBeforeAssigning = (error: RegExp): Expectation => ({
+  exit: 1,
+  error,
+  assigned: 0,
+  also: ctx => {
+    expect(ctx.emu.requests().filter(r => r.route === 'assign')).toEqual([]);
+    expect(ctx.job.main?.state[STATE_KEY] ?? '').toBe('');
+  }
+});
+
+describe.each(ACTIONS.map(a => [a.name, a] as [string, ActionUnderTest]))('%s with buildx-version', (_n, action) => {
+  test('installs the release on a runner without buildx; the next job takes it from the tool cache', async () => {
+    const cache = toolCache();
+    const job = {inputs: {'buildx-version': VERSION}, env: runnerEnv(cache)};
+    const before = downloads();
+    await runScenario({id: 'first', job, expect: installs(new RegExp(`Installing buildx v${VERSION}`))}, action);
+    expect(downloads()).toBe(before + 1);
+    await runScenario(
+      {id: 'second', job, expect: installs(new RegExp(`Using buildx v${VERSION} from the tool cache`))},
+      action
+    );
+    // The second job downloaded nothing.
+    expect(downloads()).toBe(before + 1);
+  });
+
+  test('a checksum mismatch fails before anything is assigned, and nothing is cached', async () => {
+    const cache = toolCache();
+    releases.fault = {kind: 'wrong-checksum', file: ASSET};
+    try {
+      await runScenario(
+        {
+          id: 'mismatch',
+          job: {inputs: {'buildx-version': VERSION}, env: runnerEnv(cache)},
+          expect: failsBeforeAssigning(new RegExp(`Checksum mismatch for ${ASSET.replace(/\./g, '\\.')} from `))
+        },
+        action
+      );
+    } finally {
+      delete releases.fault;
+    }
+    expect(existsSync(join(cache, 'docker-buildx', VERSION))).toBe(false);
+  });
+
+  test('"buildx-version: nope" fails before anything is downloaded or assigned', async () => {
+    const before = releases.requests.length;
+    await runScenario(
+      {
+        id: 'nope',
+        job: {inputs: {'buildx-version': 'nope'}, env: runnerEnv(toolCache())},
+        expect: failsBeforeAssigning(/Input "buildx-version": "nope" is not a buildx version/)
+      },
+      action
+    );
+    expect(releases.requests.length).toBe(before);
+  });
+
+  test('empty: the runner has no buildx, and the error says to set buildx-version', async () => {
+    await runScenario(
+      {
+        id: 'no buildx',
+        job: {env: runnerEnv(toolCache())},
+        expect: failsBeforeAssigning(/docker has no buildx plugin.*set "buildx-version: latest" to install one/)
+      },
+      action
+    );
+  });
+});
+
+/** An input each build action ignores on a buildx older than it needs (docker's gate warning). */
+const GATED: Record<string, Record<string, string>> = {
+  'build-push': {annotations: 'index:org.opencontainers.image.description=faults'},
+  bake: {allow: 'network.host'}
+};
+
+describe.each(ACTIONS.filter(a => a.builds).map(a => [a.name, a] as [string, ActionUnderTest]))(
+  '%s: a runner buildx older than the inputs need',
+  (_n, action) => {
+    const gated = GATED[action.name] as Record<string, string>;
+
+    test('the gate warning names the input and its version, and suggests buildx-version', async () => {
+      await runScenario(
+        {
+          id: 'old buildx',
+          job: {inputs: gated, env: {FAKE_DOCKER_BUILDX_VERSION: '0.11.0'}},
+          expect: {
+            exit: 0,
+            warnings: [
+              /(is|are) only supported by buildx >= 0\.1\d\.0.*Fix: set "buildx-version: latest" to install a newer buildx for the step\./
+            ]
+          }
+        },
+        action
+      );
+    });
+
+    test('buildx-version installs one recent enough: no warning', async () => {
+      await runScenario(
+        {
+          id: 'installed',
+          job: {inputs: {...gated, 'buildx-version': VERSION}, env: runnerEnv(toolCache())},
+          expect: {
+            exit: 0,
+            noWarnings: true,
+            also: ctx => expect(describeJob(ctx.job)).toContain(`docker buildx ${VERSION}`)
+          }
+        },
+        action
+      );
+    });
+
+    if (action.checksPushAndLoad) {
+      test('push with load on buildx 0.12: refused before assigning, suggesting buildx-version', async () => {
+        await runScenario(
+          {
+            id: 'push and load',
+            job: {inputs: {push: 'true', load: 'true'}, env: {FAKE_DOCKER_BUILDX_VERSION: '0.12.1'}},
+            expect: failsBeforeAssigning(
+              /need buildx >= 0\.13\.0 \(found 0\.12\.1\).*set "buildx-version: latest" \(or v0\.13\.0 or later\) to install a newer buildx for the step, or set only one of them/
+            )
+          },
+          action
+        );
+      });
+    }
+  }
+);

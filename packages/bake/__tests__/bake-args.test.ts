@@ -142,7 +142,7 @@ describe('getArgs: parity with docker/bake-action v6', () => {
 
   test('call needs buildx >= 0.16.0, as in docker', () => {
     expect(() => args('0.15.1', new Map([['source', '.'], ['call', 'check'], ...BOOLS]))).toThrow(
-      /Input "call": buildx >= 0.16.0 is required to use the call input \(found 0.15.1\)/
+      /Input "call": buildx >= 0.16.0 is required to use the call input \(found 0.15.1\): update buildx on the runner, set "buildx-version: latest" \(or v0\.16\.0 or later\) to install a newer buildx for the step, or remove "call"/
     );
   });
 

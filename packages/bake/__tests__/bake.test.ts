@@ -161,6 +161,19 @@ describe('bake on a shared builder (builder input)', () => {
     expect(docker.calls.some(c => c.args[1] === 'bake' && !c.args.includes('--print'))).toBe(false);
   });
 
+  test('builder next to profile-name (the migration trap): a warning saying what happens, nothing assigned', async () => {
+    const docker = new FakeDocker(BOTH);
+    const r = fakeIO({builder: 'shared', 'profile-name': 'ci', source: '.'});
+    const res = await bake({io: r.io, exec: docker});
+    expect(res.builderName).toBe('shared');
+    const warnings = r.lines.filter(l => l.startsWith('warning: '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      'Both "builder" and "profile-name" are set: the build runs on builder "shared" (the "builder" input) and NO remote builder is assigned from "profile-name" (ci)'
+    );
+    expect(warnings[0]).toContain('or remove "profile-name" to keep building on "shared"');
+  });
+
   test('nodes report no platforms: the guard is skipped with a debug line', async () => {
     const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nStatus: running\n');
     const r = fakeIO({builder: 'shared', source: '.'});

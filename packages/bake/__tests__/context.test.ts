@@ -39,7 +39,8 @@ describe('getInputs', () => {
       timeout: 600000,
       fallback: 'none',
       retries: 1,
-      credentials: {token: 'test-key', source: 'env'}
+      credentials: {token: 'test-key', source: 'env'},
+      'buildx-version': {kind: 'runner'}
     });
   });
 

@@ -4,6 +4,7 @@ import {
   noDefaultAttestations,
   resolveProvenanceAttrs,
   targetHasProvenance,
+  newerBuildxHint,
   versionAtLeast,
   type BakeDefinition,
   type GitHubContext
@@ -55,7 +56,7 @@ export function getArgs(inputs: Inputs, env: ArgsEnv): BakeArgs {
   if (inputs.call) {
     if (!at('0.16.0')) {
       throw new Error(
-        `Input "${Input.Call}": buildx >= 0.16.0 is required to use the call input (found ${env.buildxVersion}): update buildx on the runner or remove "${Input.Call}"`
+        `Input "${Input.Call}": buildx >= 0.16.0 is required to use the call input (found ${env.buildxVersion}): update buildx on the runner, ${newerBuildxHint('0.16.0')}, or remove "${Input.Call}"`
       );
     }
     args.push('--call', inputs.call);

@@ -1,53 +1,30 @@
 import {
   BuildCommandError,
-  BuildFiles,
-  Buildx,
-  GitHubContext,
-  NodeExec,
-  buildkitSupportsAttestations,
-  buildSummaryEnabled,
+  builderFacts,
   cancellation,
   errorMessage,
   formatMetadata,
   lastLine,
+  newerBuildxHint,
   offeredPlatforms,
   parseBakeDefinition,
   platformShortfall,
-  requireBuildx,
-  runRemoteBuild,
-  systemClock,
+  runBuildCommand,
+  runBuildStep,
   targetPlatforms,
+  targetSupportsAttestations,
+  writeBuildSummary,
   type ActionIO,
   type BakeDefinition,
-  type BuilderApi,
   type BuildContext,
   type BuildMetadata,
+  type BuildStepTools,
   type BuildTarget,
-  type Clock,
-  type Exec,
-  type PollSchedule,
-  type TlsProbe
+  type StepDeps
 } from '@remote-builder-actions/core';
 import {getArgs, getPrintArgs, gitAuthToken, type ArgsEnv} from './bake-args.js';
-import {getInputs, Input, Output, State, type Inputs} from './context.js';
+import {getInputs, Input, Output, type Inputs} from './context.js';
 import {bakeSummary} from './summary.js';
-
-export interface BakeDeps {
-  io: ActionIO;
-  /** Builds the API client; default ApiClient. */
-  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
-  /** Runs docker; default NodeExec. */
-  exec?: Exec;
-  /** The docker CLI; default `docker`. */
-  docker?: string;
-  clock?: Clock;
-  probe?: TlsProbe;
-  schedule?: PollSchedule;
-  /** Aborted on SIGINT/SIGTERM. */
-  signal?: AbortSignal;
-  /** Name of the buildx builder to create; default `remote-builder-<random>`. */
-  builderName?: string;
-}
 
 export interface BakeResult {
   /** The --metadata-file: one entry per target. */
@@ -69,73 +46,31 @@ interface Prepared {
   printed: string;
 }
 
-interface Step {
-  deps: BakeDeps;
+/** What the bake's own work runs with. */
+interface Step extends BuildStepTools {
+  deps: StepDeps;
   inputs: Inputs;
-  github: GitHubContext;
-  exec: Exec;
-  docker: string;
-  buildx: Buildx;
-  files: BuildFiles;
-  clock: Clock;
   /** BUILDX_BAKE_GIT_AUTH_TOKEN for both bake calls; '' for none. */
   token: string;
 }
 
 /**
- * The bake action's main step: validate every input, start the assignment, do the local work (buildx
- * version, `buildx bake --print` to resolve the definition) while it is pending, check every target's
+ * The bake action's main step: validate every input, do the local work (buildx version, `buildx bake
+ * --print` to resolve the definition) before anything is assigned, assign and wait, check every target's
  * platforms against the builder's nodes, run `docker buildx bake --builder <ours>`, set docker's `metadata`
  * output and our job summary. With the `builder` input nothing is assigned. After an assignment, the
  * builders are torn down as soon as the bake ends, fails or is cancelled.
  */
-export async function bake(deps: BakeDeps): Promise<BakeResult> {
-  const {io} = deps;
-  const inputs = getInputs(io);
-  if (inputs.credentials) io.logger.setSecret(inputs.credentials.token);
-  const token = gitAuthToken(inputs, io.env);
-  if (inputs['github-token']) io.logger.setSecret(inputs['github-token']);
-  if (token) io.logger.setSecret(token);
-  const exec = deps.exec ?? new NodeExec({logger: io.logger});
-  const docker = deps.docker ?? 'docker';
-  const buildx = new Buildx({logger: io.logger, exec, docker});
-  const files = BuildFiles.create(io.env['RUNNER_TEMP'], 'bake-');
-  io.state.save(State.TmpDir, files.dir);
-  const github = new GitHubContext(io.env);
-  const step: Step = {deps, inputs, github, exec, docker, buildx, files, clock: deps.clock ?? systemClock, token};
-  try {
-    return await runRemoteBuild({
-      io,
-      buildx,
-      builder: inputs.builder,
-      profiles: inputs['profile-name'],
-      timeoutMs: inputs.timeout,
-      apiUrl: inputs['api-url'],
-      ...(inputs.credentials ? {credentials: inputs.credentials} : {}),
-      inputNames: {builder: Input.Builder, profileName: Input.ProfileName, timeout: Input.Timeout},
-      ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
-      ...(deps.clock ? {clock: deps.clock} : {}),
-      ...(deps.probe ? {probe: deps.probe} : {}),
-      ...(deps.schedule ? {schedule: deps.schedule} : {}),
-      ...(deps.signal ? {signal: deps.signal} : {}),
-      ...(deps.builderName ? {builderName: deps.builderName} : {}),
-      fallback: inputs.fallback,
-      retries: inputs.retries,
-      report: {action: 'bake', ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
-      outputs: {
-        attempts: Output.Attempts,
-        timeToReady: Output.TimeToReady,
-        cachedSteps: Output.CachedSteps,
-        cacheRatio: Output.CacheRatio
-      },
-      exec,
-      docker,
-      prepare: () => prepare(step),
-      build: (prepared, target, ctx) => build(step, prepared, target, ctx)
-    });
-  } finally {
-    files.remove();
-  }
+export async function bake(deps: StepDeps): Promise<BakeResult> {
+  const inputs = getInputs(deps.io);
+  const token = gitAuthToken(inputs, deps.io.env);
+  return runBuildStep(deps, {
+    action: 'bake',
+    inputs,
+    secrets: [token],
+    prepare: (tools, version) => prepare({...tools, deps, inputs, token}, version),
+    build: (tools, prepared, target, ctx) => build({...tools, deps, inputs, token}, prepared, target, ctx)
+  });
 }
 
 /**
@@ -146,9 +81,8 @@ export async function bake(deps: BakeDeps): Promise<BakeResult> {
 export const PRINT_TIMEOUT_MS = 120_000;
 
 /** buildx version, docker's version gates, and the definition from `buildx bake --print`. */
-async function prepare(step: Step): Promise<Prepared> {
-  const {io, signal} = step.deps;
-  const version = await requireBuildx(step.buildx, io, signal);
+async function prepare(step: Step, version: string): Promise<Prepared> {
+  const {io} = step.deps;
   // The builder is known only once it is ready; the argv built here only checks the gates.
   const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
   const argsEnv: ArgsEnv = {
@@ -160,7 +94,8 @@ async function prepare(step: Step): Promise<Prepared> {
     env: io.env
   };
   // The gates fail before the definition is resolved.
-  for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(w);
+  // docker's gate warnings (an input ignored by this buildx), with the way to a newer one.
+  for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(`${w} Fix: ${newerBuildxHint()}.`);
   // The definition is shown in its own group just before the bake.
   const {definition, printed} = await resolveDefinition(step);
   return {inputs, argsEnv: {...argsEnv, definition}, printed};
@@ -210,19 +145,14 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
   await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
   checkPlatforms(io, argsEnv.definition, target);
 
-  const {args} = getArgs(inputs, {
-    ...argsEnv,
-    buildkitSupportsAttestations:
-      target.inspect.nodes.length > 0 && buildkitSupportsAttestations(target.inspect.nodes, target.inspect.driver)
-  });
-  io.logger.info(`[command]${step.docker} buildx ${args.join(' ')}`);
-  const started = step.clock.now();
-  const res = await step.exec.run(step.docker, ['buildx', ...args], {
+  const {args} = getArgs(inputs, {...argsEnv, buildkitSupportsAttestations: targetSupportsAttestations(target)});
+  const {res, buildMs} = await runBuildCommand(step, io, {
+    title: `Baking on builder "${target.name}"`,
+    args,
     cwd: inputs.workdir,
-    env: {BUILDX_METADATA_WARNINGS: 'true', ...(step.token ? {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token} : {})},
+    ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
     ...(signal ? {signal} : {})
   });
-  const buildMs = step.clock.now() - started;
   ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`, targets: Object.keys(argsEnv.definition.target)});
   if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'during the bake; the bake was stopped');
 
@@ -239,24 +169,9 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
     throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
   }
 
-  if (buildSummaryEnabled(io)) {
-    await io
-      .writeSummary(
-        bakeSummary({
-          ...(target.profile !== undefined ? {profile: target.profile} : {}),
-          ...(target.fallback !== undefined ? {fallback: target.fallback} : {}),
-          builderName: target.name,
-          nodes: target.nodes,
-          ...(target.timeToReadyMs !== undefined ? {timeToReadyMs: target.timeToReadyMs} : {}),
-          buildMs,
-          definition: argsEnv.definition,
-          ...(metadata ? {metadata} : {})
-        })
-      )
-      .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
-  } else {
-    io.logger.debug('bake: DOCKER_BUILD_SUMMARY is false; no job summary');
-  }
+  await writeBuildSummary(io, 'bake', () =>
+    bakeSummary({...builderFacts(target, buildMs), definition: argsEnv.definition, ...(metadata ? {metadata} : {})})
+  );
   return {
     ...(metadata ? {metadata} : {}),
     definition: argsEnv.definition,

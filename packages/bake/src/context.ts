@@ -1,73 +1,48 @@
 import {statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {
+  BuildStepInput,
+  BuildStepOutput,
   GitHubContext,
   InputError,
+  dockerInputReaders,
   isRemoteBakeRef,
-  parseBooleanInput,
-  parseBuilderSizeInput,
-  parseFallbackMode,
-  parseRetries,
-  parseInputList,
-  parseProfileNames,
-  parseTimeoutMs,
+  readBuildStepInputs,
   renderTemplate,
-  resolveApiUrl,
-  resolveCredentials,
   resolveProvenanceInput,
   type ActionIO,
-  type BuilderSize,
-  type Credentials,
-  type FallbackMode
+  type BuildStepInputs
 } from '@remote-builder-actions/core';
 
-/** Inputs of actions/bake/action.yml: docker/bake-action v6's 15, then ours. */
-export enum Input {
-  Builder = 'builder',
-  Workdir = 'workdir',
-  Source = 'source',
-  Allow = 'allow',
-  Call = 'call',
-  Files = 'files',
-  NoCache = 'no-cache',
-  Pull = 'pull',
-  Load = 'load',
-  Provenance = 'provenance',
-  Push = 'push',
-  Sbom = 'sbom',
-  Set = 'set',
-  Targets = 'targets',
-  GithubToken = 'github-token',
-  ProfileName = 'profile-name',
-  ApiKey = 'api-key',
-  ApiUrl = 'api-url',
-  Timeout = 'timeout',
-  Fallback = 'fallback',
-  Retries = 'retries',
-  BuilderSize = 'builder-size'
-}
-
 /** Outputs of actions/bake/action.yml: docker's one, then ours. */
-export enum Output {
-  Metadata = 'metadata',
-  Attempts = 'attempts',
-  TimeToReady = 'time-to-ready',
-  CachedSteps = 'cached-steps',
-  CacheRatio = 'cache-ratio'
-}
+export const Output = {
+  Metadata: 'metadata',
+  ...BuildStepOutput
+} as const;
+export type Output = (typeof Output)[keyof typeof Output];
 
-/** State keys of this action besides core's State.Builder. */
-export enum State {
-  /** The private folder holding the metadata file. */
-  TmpDir = 'tmpDir'
-}
-
-/** Default `timeout` of bake (spec §4.6): 10 minutes. */
-export const DEFAULT_TIMEOUT_MS = 600000;
+/** Inputs of actions/bake/action.yml: ours and docker/bake-action v6's 15. */
+export const Input = {
+  ...BuildStepInput,
+  Workdir: 'workdir',
+  Source: 'source',
+  Allow: 'allow',
+  Call: 'call',
+  Files: 'files',
+  NoCache: 'no-cache',
+  Pull: 'pull',
+  Load: 'load',
+  Provenance: 'provenance',
+  Push: 'push',
+  Sbom: 'sbom',
+  Set: 'set',
+  Targets: 'targets',
+  GithubToken: 'github-token'
+} as const;
+export type Input = (typeof Input)[keyof typeof Input];
 
 /** Every input, parsed. Keys are the action.yml names; the first 15 mean what they mean in docker's action. */
-export interface Inputs {
-  builder: string;
+export interface Inputs extends BuildStepInputs {
   /** Working directory of both bake calls; '.' by default. */
   workdir: string;
   /**
@@ -87,19 +62,6 @@ export interface Inputs {
   set: string[];
   targets: string[];
   'github-token': string;
-  /** [] when `builder` is set: no builder is assigned then. */
-  'profile-name': string[];
-  /** '' when `builder` is set. */
-  'api-url': string;
-  timeout: number;
-  /** When no remote builder can be had for service reasons: fail (`none`) or bake on a local builder (`local`). */
-  fallback: FallbackMode;
-  /** Extra builds after an infrastructure failure. */
-  retries: number;
-  /** The builders' size for the cost in the summary, when given. */
-  'builder-size'?: BuilderSize;
-  /** Undefined when `builder` is set. */
-  credentials?: Credentials;
 }
 
 /**
@@ -107,18 +69,13 @@ export interface Inputs {
  * Everything that can be wrong with the inputs throws InputError here, before anything is assigned.
  */
 export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
-  const list = (name: Input, opts: Parameters<typeof parseInputList>[1] = {}): string[] =>
-    parseInputList(io.getInput(name), opts);
-  const bool = (name: Input): boolean => parseBooleanInput(io.getInput(name), false, name);
+  const {list, bool} = dockerInputReaders<Input>(io);
   const github = new GitHubContext(io.env);
-  const builder = io.getInput(Input.Builder);
-  const remote = builder === '';
   const files = list(Input.Files);
   const source = resolveSource(io.getInput(Input.Source), github);
   checkRemoteDefinitions(files, source);
 
   return {
-    builder,
     workdir: resolveWorkdir(io.getInput(Input.Workdir)),
     source,
     allow: list(Input.Allow),
@@ -133,13 +90,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     set: list(Input.Set, {ignoreComma: true, quote: false}),
     targets: list(Input.Targets),
     'github-token': io.getInput(Input.GithubToken),
-    'profile-name': remote ? parseProfileNames(io.getInput(Input.ProfileName), Input.ProfileName) : [],
-    'api-url': remote ? resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl) : '',
-    timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
-    fallback: parseFallbackMode(io.getInput(Input.Fallback), Input.Fallback),
-    retries: parseRetries(io.getInput(Input.Retries), Input.Retries),
-    ...optionalSize(parseBuilderSizeInput(io.getInput(Input.BuilderSize), Input.BuilderSize)),
-    ...(remote ? {credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)} : {})
+    ...readBuildStepInputs(io)
   };
 }
 
@@ -189,8 +140,4 @@ function checkRemoteDefinitions(files: string[], source: string): void {
       `only one remote bake definition can be used, got ${remotes.join(' and ')}: ${source !== '' && files.some(isRemoteBakeRef) ? `set "${Input.Source}" to "." or ` : ''}keep one remote definition`
     );
   }
-}
-
-function optionalSize(size: BuilderSize | undefined): {'builder-size'?: BuilderSize} {
-  return size ? {'builder-size': size} : {};
 }

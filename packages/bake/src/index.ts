@@ -1,5 +1,4 @@
 export * from './bake-args.js';
 export * from './bake.js';
-export * from './cleanup.js';
 export * from './context.js';
 export * from './summary.js';

@@ -1,6 +1,8 @@
 import {actionsIO} from '@remote-builder-actions/core/actions';
-import {runStep} from '@remote-builder-actions/core';
-import {cleanup} from './cleanup.js';
+import {BuildStepState, runPostStep, runStep} from '@remote-builder-actions/core';
+import {Input} from './context.js';
 
 const io = actionsIO();
-void runStep(io, 'post', () => cleanup({io}));
+void runStep(io, 'post', () =>
+  runPostStep({io}, {apiKeyInput: Input.ApiKey, builderInput: Input.Builder, tmpDirState: BuildStepState.TmpDir})
+);

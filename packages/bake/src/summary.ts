@@ -2,22 +2,13 @@ import {
   targetPlatforms,
   type BakeDefinition,
   type BuildMetadata,
-  type BuildNode,
+  type BuilderFacts,
   type JobSummary
 } from '@remote-builder-actions/core';
 
-export interface BakeSummaryFacts {
-  /** Profile the builders came from; undefined for a builder given by the `builder` input. */
-  profile?: string;
-  builderName: string;
-  nodes: BuildNode[];
-  /** Assignment → ready, ms; undefined when nothing was assigned. */
-  timeToReadyMs?: number;
-  buildMs: number;
+export interface BakeSummaryFacts extends BuilderFacts {
   definition: BakeDefinition;
   metadata?: BuildMetadata;
-  /** Set when the bake ran on a local fallback builder: why no remote builder could be had. */
-  fallback?: string;
 }
 
 /** The job summary of one bake: every target with its platforms and digest, where it ran and how long it took. */

@@ -257,7 +257,7 @@ describe('build-push action (bundled) against the emulator', () => {
     const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'version'});
     const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
     expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Docker buildx is required/);
+    expect(errorOf(main)).toMatch(/docker buildx is not available/);
     const ids = stateOf(main).builderIds ?? [];
     expect(live(ids)).toEqual([]);
   });

@@ -99,11 +99,24 @@ describe('buildPush on a shared builder (builder input)', () => {
     expect(docker.calls.some(c => c[1] === 'build')).toBe(false);
   });
 
+  test('builder next to profile-name (the migration trap): a warning saying what happens, nothing assigned', async () => {
+    const docker = new FakeDocker('Name: builder-1\nDriver: docker-container\n\nName: n0\nPlatforms: linux/amd64*\n');
+    const r = fakeIO({builder: 'builder-1', 'profile-name': 'ci', context: '.'});
+    const res = await buildPush({io: r.io, exec: docker});
+    expect(res.builderName).toBe('builder-1');
+    const warnings = r.lines.filter(l => l.startsWith('warning: '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      'Both "builder" and "profile-name" are set: the build runs on builder "builder-1" (the "builder" input) and NO remote builder is assigned from "profile-name" (ci)'
+    );
+    expect(warnings[0]).toContain('remove the "builder" input to build on a remote builder from "profile-name"');
+  });
+
   test('a builder that does not exist: the error names the input and the fix', async () => {
     const docker: Exec = {
       run: async (_c, args) =>
         args[1] === 'version'
-          ? {exitCode: 0, stdout: 'v0.13.1', stderr: ''}
+          ? {exitCode: 0, stdout: 'github.com/docker/buildx v0.13.1 abc\n', stderr: ''}
           : {exitCode: 1, stdout: '', stderr: 'ERROR: no builder "nope" found'}
     };
     const r = fakeIO({builder: 'nope', context: '.'});

@@ -226,7 +226,7 @@ ANOTHER_SECRET=ANOTHER_SECRET_ENV`]]),
 
   test('call needs buildx >= 0.15.0, as in docker', () => {
     expect(() => args('0.14.1', new Map([['context', '.'], ['call', 'check'], ...BOOLS]))).toThrow(
-      /Input "call": buildx >= 0.15.0 is required/
+      /Input "call": buildx >= 0.15.0 is required.*: update buildx on the runner, set "buildx-version: latest" \(or v0\.15\.0 or later\) to install a newer buildx for the step, or remove "call"/
     );
   });
 

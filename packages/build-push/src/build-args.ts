@@ -9,6 +9,7 @@ import {
   resolveAttestationAttrs,
   resolveProvenanceAttrs,
   resolveSecretEnv,
+  newerBuildxHint,
   versionAtLeast,
   errorMessage,
   type GitHubContext,
@@ -126,7 +127,7 @@ export function getArgs(inputs: Inputs, env: ArgsEnv): BuildArgs {
   if (inputs.call) {
     if (!at('0.15.0')) {
       throw new Error(
-        `Input "call": buildx >= 0.15.0 is required to use the call flag (found ${env.buildxVersion}): update buildx on the runner or remove "call"`
+        `Input "call": buildx >= 0.15.0 is required to use the call flag (found ${env.buildxVersion}): update buildx on the runner, ${newerBuildxHint('0.15.0')}, or remove "call"`
       );
     }
     args.push('--call', inputs.call);

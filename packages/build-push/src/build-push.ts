@@ -1,54 +1,30 @@
 import {
   BuildCommandError,
-  BuildFiles,
-  Buildx,
-  GitHubContext,
   InputError,
-  NodeExec,
   SecretStore,
-  buildkitSupportsAttestations,
-  buildSummaryEnabled,
+  builderFacts,
   cancellation,
-  errorMessage,
   formatMetadata,
   lastLine,
   offeredPlatforms,
   platformShortfall,
-  requireBuildx,
-  runRemoteBuild,
-  systemClock,
+  runBuildCommand,
+  runBuildStep,
+  targetSupportsAttestations,
+  newerBuildxHint,
   versionAtLeast,
+  writeBuildSummary,
   type ActionIO,
-  type BuilderApi,
   type BuildContext,
   type BuildResult,
+  type BuildStepTools,
   type BuildTarget,
-  type Clock,
-  type Exec,
   type ExecResult,
-  type PollSchedule,
-  type TlsProbe
+  type StepDeps
 } from '@remote-builder-actions/core';
 import {getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
-import {getInputs, Input, Output, State, type Inputs} from './context.js';
+import {getInputs, Input, Output, type Inputs} from './context.js';
 import {buildSummary} from './summary.js';
-
-export interface BuildPushDeps {
-  io: ActionIO;
-  /** Builds the API client; default ApiClient. */
-  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
-  /** Runs docker; default NodeExec. */
-  exec?: Exec;
-  /** The docker CLI; default `docker`. */
-  docker?: string;
-  clock?: Clock;
-  probe?: TlsProbe;
-  schedule?: PollSchedule;
-  /** Aborted on SIGINT/SIGTERM. */
-  signal?: AbortSignal;
-  /** Name of the buildx builder to create; default `remote-builder-<random>`. */
-  builderName?: string;
-}
 
 export interface BuildPushResult extends BuildResult {
   /** The buildx builder the build ran on. */
@@ -65,77 +41,33 @@ interface Prepared {
 }
 
 /**
- * The build-push action's main step: validate every input, start the assignment, do the local work
- * (buildx version, secrets, argv) while it is pending, check the builder's platforms, run
+ * The build-push action's main step: validate every input, do the local work (buildx version, secrets,
+ * argv) before anything is assigned, assign and wait, check the builder's platforms, run
  * `docker buildx build --builder <ours>`, set docker's outputs and our job summary. With the `builder`
  * input nothing is assigned: the build runs on that builder. After an assignment, any failure or
  * cancellation tears the builders down before main ends.
  */
-export async function buildPush(deps: BuildPushDeps): Promise<BuildPushResult> {
-  const {io} = deps;
-  const inputs = getInputs(io);
-  if (inputs.credentials) io.logger.setSecret(inputs.credentials.token);
-  if (inputs['github-token']) io.logger.setSecret(inputs['github-token']);
-  const github = new GitHubContext(io.env);
-  const exec = deps.exec ?? new NodeExec({logger: io.logger});
-  const docker = deps.docker ?? 'docker';
-  const buildx = new Buildx({logger: io.logger, exec, docker});
-  const files = BuildFiles.create(io.env['RUNNER_TEMP'], 'build-push-');
-  io.state.save(State.TmpDir, files.dir);
-  const step: Step = {deps, inputs, github, exec, docker, buildx, files, clock: deps.clock ?? systemClock};
-  try {
-    // Refused by older buildx: found out before anything is assigned.
-    if (inputs.push && inputs.load) await checkPushAndLoad(step);
-    return await runRemoteBuild({
-      io,
-      buildx,
-      builder: inputs.builder,
-      profiles: inputs['profile-name'],
-      timeoutMs: inputs.timeout,
-      apiUrl: inputs['api-url'],
-      ...(inputs.credentials ? {credentials: inputs.credentials} : {}),
-      inputNames: {builder: Input.Builder, profileName: Input.ProfileName, timeout: Input.Timeout},
-      ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
-      ...(deps.clock ? {clock: deps.clock} : {}),
-      ...(deps.probe ? {probe: deps.probe} : {}),
-      ...(deps.schedule ? {schedule: deps.schedule} : {}),
-      ...(deps.signal ? {signal: deps.signal} : {}),
-      ...(deps.builderName ? {builderName: deps.builderName} : {}),
-      fallback: inputs.fallback,
-      retries: inputs.retries,
-      report: {action: 'build-push', ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
-      outputs: {
-        attempts: Output.Attempts,
-        timeToReady: Output.TimeToReady,
-        cachedSteps: Output.CachedSteps,
-        cacheRatio: Output.CacheRatio
-      },
-      exec,
-      docker,
-      prepare: () => prepare(step),
-      build: (prepared, target, ctx) => build(step, prepared, target, ctx)
-    });
-  } finally {
-    // The secret files go with it.
-    files.remove();
-  }
+export async function buildPush(deps: StepDeps): Promise<BuildPushResult> {
+  const inputs = getInputs(deps.io);
+  return runBuildStep(deps, {
+    action: 'build-push',
+    inputs,
+    prepare: (tools, version) => prepare({...tools, deps, inputs}, version),
+    build: (tools, prepared, target, ctx) => build({...tools, deps, inputs}, prepared, target, ctx)
+  });
 }
 
-interface Step {
-  deps: BuildPushDeps;
+/** What the build's own work runs with. */
+interface Step extends BuildStepTools {
+  deps: StepDeps;
   inputs: Inputs;
-  github: GitHubContext;
-  exec: Exec;
-  docker: string;
-  buildx: Buildx;
-  files: BuildFiles;
-  clock: Clock;
 }
 
-/** buildx version, secret files and a first argv (which checks docker's buildx version gates). */
-async function prepare(step: Step): Promise<Prepared> {
-  const {io, signal} = step.deps;
-  const version = await requireBuildx(step.buildx, io, signal);
+/** The buildx version gates, secret files and a first argv (which checks docker's buildx version gates). */
+async function prepare(step: Step, version: string): Promise<Prepared> {
+  const {io} = step.deps;
+  // Refused by older buildx: found out before anything is assigned.
+  if (step.inputs.push && step.inputs.load) checkPushAndLoad(version);
   // The builder is known only once it is ready; the argv built here only checks the gates.
   const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
   const context = renderContext(inputs, step.github);
@@ -150,7 +82,8 @@ async function prepare(step: Step): Promise<Prepared> {
     buildkitSupportsAttestations: false,
     env: io.env
   };
-  for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(w);
+  // docker's gate warnings (an input ignored by this buildx), with the way to a newer one.
+  for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(`${w} ${NEWER_BUILDX}`);
   return {inputs, argsEnv};
 }
 
@@ -163,17 +96,13 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
 
   const {args} = getArgs(inputs, {
     ...prepared.argsEnv,
-    buildkitSupportsAttestations:
-      target.inspect.nodes.length > 0 && buildkitSupportsAttestations(target.inspect.nodes, target.inspect.driver)
+    buildkitSupportsAttestations: targetSupportsAttestations(target)
   });
-  // Only paths reach the argv: secret values stay in their files.
-  io.logger.info(`[command]${step.docker} buildx ${args.join(' ')}`);
-  const started = step.clock.now();
-  const res = await step.exec.run(step.docker, ['buildx', ...args], {
-    env: {BUILDX_METADATA_WARNINGS: 'true'},
+  const {res, buildMs} = await runBuildCommand(step, io, {
+    title: `Building on builder "${target.name}"`,
+    args,
     ...(signal ? {signal} : {})
   });
-  const buildMs = step.clock.now() - started;
   ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`});
   if (signal?.aborted || res.killed === 'aborted')
     throw cancellation(signal, 'during the build; the build was stopped');
@@ -190,38 +119,29 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
 
-  if (buildSummaryEnabled(io)) {
-    await io
-      .writeSummary(
-        buildSummary({
-          ...(target.profile !== undefined ? {profile: target.profile} : {}),
-          ...(target.fallback !== undefined ? {fallback: target.fallback} : {}),
-          builderName: target.name,
-          nodes: target.nodes,
-          ...(target.timeToReadyMs !== undefined ? {timeToReadyMs: target.timeToReadyMs} : {}),
-          buildMs,
-          tags: inputs.tags,
-          ...(result.digest ? {digest: result.digest} : {}),
-          ...(result.imageId ? {imageId: result.imageId} : {})
-        })
-      )
-      .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
-  } else {
-    io.logger.debug('build-push: DOCKER_BUILD_SUMMARY is false; no job summary');
-  }
+  await writeBuildSummary(io, 'build-push', () =>
+    buildSummary({
+      ...builderFacts(target, buildMs),
+      tags: inputs.tags,
+      ...(result.digest ? {digest: result.digest} : {}),
+      ...(result.imageId ? {imageId: result.imageId} : {})
+    })
+  );
   return {...result, builderName: target.name, args: ['buildx', ...args]};
 }
+
+/** Appended to docker's gate warnings. */
+const NEWER_BUILDX = `Fix: ${newerBuildxHint()}.`;
 
 /** buildx >= 0.13.0 exports to the registry and to docker at once (docker/buildx#2302); older buildx refuses. */
 const PUSH_AND_LOAD_BUILDX = '0.13.0';
 
 /** `push` with `load`: buildx must be recent enough, checked before anything is assigned. */
-async function checkPushAndLoad(step: Step): Promise<void> {
-  const version = await requireBuildx(step.buildx, step.deps.io, step.deps.signal);
+function checkPushAndLoad(version: string): void {
   if (!versionAtLeast(version, PUSH_AND_LOAD_BUILDX)) {
     throw new InputError(
       Input.Load,
-      `"${Input.Push}" and "${Input.Load}" together need buildx >= ${PUSH_AND_LOAD_BUILDX} (found ${version}), which refuses them with "push and load may not be set together": update buildx on the runner (docker/setup-buildx-action), or set only one of them`
+      `"${Input.Push}" and "${Input.Load}" together need buildx >= ${PUSH_AND_LOAD_BUILDX} (found ${version}), which refuses them with "push and load may not be set together": update buildx on the runner, ${newerBuildxHint(PUSH_AND_LOAD_BUILDX)}, or set only one of them`
     );
   }
 }

@@ -1,21 +1,12 @@
-import type {BuildNode, JobSummary} from '@remote-builder-actions/core';
+import type {BuildNode, BuilderFacts, JobSummary} from '@remote-builder-actions/core';
 
 /** One buildx node as the summary shows it. */
 export type SummaryNode = BuildNode;
 
-export interface SummaryFacts {
-  /** Profile the builders came from; undefined for a builder given by the `builder` input. */
-  profile?: string;
-  builderName: string;
-  nodes: SummaryNode[];
-  /** Assignment → ready, ms; undefined when nothing was assigned. */
-  timeToReadyMs?: number;
-  buildMs: number;
+export interface SummaryFacts extends BuilderFacts {
   tags: string[];
   digest?: string;
   imageId?: string;
-  /** Set when the build ran on a local fallback builder: why no remote builder could be had. */
-  fallback?: string;
 }
 
 /** The job summary of one build: where it ran, how long it waited and built, and what it produced. */

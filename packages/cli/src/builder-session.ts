@@ -1,11 +1,9 @@
 import {join} from 'node:path';
-import {randomBytes} from 'node:crypto';
 import {
-  BuilderLifecycle,
-  BuilderTimeoutError,
+  Provisioner,
+  assignTimeoutFor,
   errorMessage,
   loadBuilderState,
-  platformsFromArch,
   postCleanup,
   resolveTeardownTimeoutMs,
   type Buildx,
@@ -15,20 +13,21 @@ import {
 import type {CommandContext} from './context.js';
 import {FileStateStore} from './state-file.js';
 
-/** buildx builder names: letters, digits, '-', '_' and '.'; also a file name here. */
-export const BUILDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+export {BUILDER_NAME, newBuilderName} from '@remote-builder-actions/core';
 
 export interface UpOptions {
   /** Profiles to try in order. */
   profiles: string[];
   timeoutMs: number;
-  /** Platforms the builders must provide ([] = no check). */
+  /** Platforms the builders must provide ([] = no check); checked for form before assigning. */
   platforms: string[];
   name: string;
   /** Make it docker's default builder. */
   use: boolean;
   statePath: string;
   certRoot: string;
+  /** `builder run`: the command to run, which must be found before anything is assigned. */
+  command?: string;
 }
 
 export interface Session {
@@ -37,60 +36,57 @@ export interface Session {
   buildx: Buildx;
 }
 
-/** A fresh builder name, as core would make it. */
-export function newBuilderName(): string {
-  return `remote-builder-${randomBytes(4).toString('hex')}`;
-}
-
 /** Where the certificates of a builder go unless --cert-dir says otherwise. */
 export function defaultCertRoot(ctx: CommandContext): string {
   return join(ctx.stateDir(), 'certs');
 }
 
 /**
- * Assigns builders, waits until they are ready, writes their certificates and creates the buildx builder,
- * saving state to `statePath` from the first answer on. On any failure or cancellation what was assigned is
- * torn down (and the state file removed when nothing is left) before the error propagates.
+ * Brings a builder up through core's Provisioner, as the actions do: local checks (docker buildx, the form
+ * of --platforms, the command of `builder run`; nothing is assigned if one fails), assign, wait, write the
+ * certificates and create the buildx builder, saving state to `statePath` from the first answer on. On any
+ * failure or cancellation after that, what was assigned is torn down (and the state file removed when
+ * nothing is left) before the error propagates.
  */
 export async function bringUp(ctx: CommandContext, o: UpOptions): Promise<Session> {
   const store = new FileStateStore(o.statePath);
   refuseIfUp(store, o.name);
   const apiUrl = ctx.apiUrl();
-  const api = ctx.api(apiUrl);
   const buildx = ctx.buildx();
-  // A machine without docker buildx fails here, before anything is assigned and billed.
-  ctx.logger.debug(`docker buildx ${await buildx.version({signal: ctx.signal})}`);
-  const lifecycle = new BuilderLifecycle({
-    api,
+  const provisioner = new Provisioner({
     apiUrl,
+    token: ctx.token(),
     state: store,
     logger: ctx.logger,
     buildx,
+    timeoutMs: o.timeoutMs,
+    timeoutName: '--timeout',
+    env: ctx.env,
+    // The CLI's client (its proxy settings), with the actions' assignment limit.
+    makeApi: url => ctx.builderApi(url, assignTimeoutFor(o.timeoutMs)),
     certRoot: o.certRoot,
     builderName: o.name,
+    signal: ctx.signal,
+    retryHint: `run "remote-builder builder down --name ${o.name}" to try again`,
     ...(ctx.deps.clock ? {clock: ctx.deps.clock} : {}),
     ...(ctx.deps.probe ? {probe: ctx.deps.probe} : {}),
     ...(ctx.deps.schedule ? {schedule: ctx.deps.schedule} : {})
   });
+  await provisioner.checkLocal({
+    buildx: {},
+    platforms: {values: o.platforms, name: '--platforms'},
+    ...(o.command !== undefined ? {command: {name: o.command, env: ctx.env, cwd: ctx.deps.cwd ?? process.cwd()}} : {})
+  });
   let builder: ProvisionedBuilder;
   try {
-    builder = await lifecycle.provision({
-      profiles: o.profiles,
-      timeoutMs: o.timeoutMs,
-      setupBuildx: true,
-      use: o.use,
-      signal: ctx.signal
-    });
-    checkPlatforms(ctx, builder, o.platforms);
+    builder = await provisioner.provision({profiles: o.profiles, setupBuildx: true, use: o.use});
+    // After the assignment: the service's profile listing does not show a profile's architectures (spec
+    // §4.5), so only the ready builders tell which platforms they run; a mismatch is torn down below.
+    provisioner.checkOffered(builder, o.platforms, '--platforms');
   } catch (e) {
     await bringDown(ctx, store, buildx).catch((err: unknown) =>
       ctx.logger.warning(`Cleaning up after the failure failed too: ${errorMessage(err)}`)
     );
-    if (e instanceof BuilderTimeoutError) {
-      throw new Error(`${e.message}: raise --timeout (${o.timeoutMs} ms) if the profile needs longer to start`, {
-        cause: e
-      });
-    }
     throw e;
   }
   return {builder, store, buildx};
@@ -112,7 +108,8 @@ export async function bringDown(
     state: store,
     buildx,
     makeApi: url => ctx.api(url),
-    teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env)
+    teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env),
+    assignedBy: '"builder up"'
   });
   if (result.maybeBilled.length === 0) store.remove();
   return result;
@@ -133,18 +130,4 @@ function refuseIfUp(store: FileStateStore, name: string): void {
     );
   }
   store.remove();
-}
-
-function checkPlatforms(ctx: CommandContext, b: ProvisionedBuilder, wanted: string[]): void {
-  if (wanted.length === 0) return;
-  if (b.platforms.length === 0) {
-    ctx.logger.warning(`The service did not say which platforms the builders run: cannot check --platforms`);
-    return;
-  }
-  const missing = platformsFromArch(wanted.join(',')).filter(p => !b.platforms.includes(p));
-  if (missing.length > 0) {
-    throw new Error(
-      `profile "${b.profile}" gives ${b.platforms.join(', ')} but not ${missing.join(', ')}: enable the missing architecture on the builder profile in the web UI (builds for it would fail with "exec format error")`
-    );
-  }
 }

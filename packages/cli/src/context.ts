@@ -1,11 +1,12 @@
+import {ApiClient} from '@remote-builder-actions/core/ci';
 import {
-  ApiClient,
   NodeHttpTransport,
   Buildx,
   Env,
   InputError,
   resolveApiUrl,
   resolveCredentials,
+  type ClosableBuilderApi,
   type Clock,
   type Exec,
   type Logger,
@@ -40,8 +41,8 @@ export interface CliDeps {
   spawn?: ChildRunner;
   /** Working directory of the command of `builder run` [process.cwd()]. */
   cwd?: string;
-  /** Builds the API client [ApiClient over NodeHttpTransport]. */
-  makeApi?: (opts: {baseUrl: string; token: string; logger: Logger}) => ApiClient;
+  /** Builds the API client [ApiClient over NodeHttpTransport]; `requestTimeoutMs` is set for the assignment's longer limit. */
+  makeApi?: (opts: {baseUrl: string; token: string; logger: Logger; requestTimeoutMs?: number}) => ApiClient;
   /** Passed to core's BuilderLifecycle [system clock, real mutual-TLS probe, default poll schedule]. */
   clock?: Clock;
   probe?: TlsProbe;
@@ -136,7 +137,7 @@ export class CommandContext {
   }
 
   /** A client of the service at `baseUrl` (default: apiUrl()), closed when the command ends. */
-  api(baseUrl?: string): ApiClient {
+  api(baseUrl?: string, requestTimeoutMs?: number): ApiClient {
     const url = baseUrl ?? this.apiUrl();
     const token = this.token();
     // The proxy variables are read from this CLI's environment (the one tests and embedders inject).
@@ -147,11 +148,34 @@ export class CommandContext {
           baseUrl: o.baseUrl,
           token: o.token,
           logger: o.logger,
-          transport: new NodeHttpTransport({env: this.env})
+          transport: new NodeHttpTransport({env: this.env}),
+          ...(o.requestTimeoutMs !== undefined ? {requestTimeoutMs: o.requestTimeoutMs} : {})
         }));
-    const client = make({baseUrl: url, token, logger: this.logger});
+    const client = make({
+      baseUrl: url,
+      token,
+      logger: this.logger,
+      ...(requestTimeoutMs !== undefined ? {requestTimeoutMs} : {})
+    });
     this.#clients.push(client);
     return client;
+  }
+
+  /**
+   * The builder API for provisioning, like core's createBuilderApiClient: details and teardown with the
+   * per-request limit, the assignment with `assignTimeoutMs` (a lost assignment answer bills a builder
+   * nobody can name, so it is not cut at 15 s). Both clients are closed when the command ends.
+   */
+  builderApi(baseUrl: string, assignTimeoutMs: number): ClosableBuilderApi {
+    const client = this.api(baseUrl);
+    const assigner = this.api(baseUrl, assignTimeoutMs);
+    return {
+      assignBuilder: (profile, o) => assigner.assignBuilder(profile, o),
+      getBuilderDetails: (id, o) => client.getBuilderDetails(id, o),
+      teardownBuilder: (id, o) => client.teardownBuilder(id, o),
+      // Closed with the command (close()): a session's teardown still uses them after provisioning.
+      close: () => undefined
+    };
   }
 
   /** docker buildx, run with this CLI's environment (PATH finds docker). */

@@ -15,7 +15,8 @@ describe('getInputs', () => {
       timeout: 300000,
       use: true,
       'setup-buildx': true,
-      credentials: {token: 'key123', source: 'input'}
+      credentials: {token: 'key123', source: 'input'},
+      'buildx-version': {kind: 'runner'}
     });
   });
 
@@ -26,7 +27,8 @@ describe('getInputs', () => {
           [Input.ProfileName]: 'fast, slow',
           [Input.Timeout]: '1500',
           [Input.Use]: 'false',
-          [Input.SetupBuildx]: 'FALSE'
+          [Input.SetupBuildx]: 'FALSE',
+          [Input.BuildxVersion]: 'v0.19.3'
         },
         {REMOTE_BUILDER_API_URL: 'http://127.0.0.1:9000', REMOTE_BUILDER_RUNNER_TOKEN: 'runner-tok'}
       )
@@ -37,7 +39,8 @@ describe('getInputs', () => {
       timeout: 1500,
       use: false,
       'setup-buildx': false,
-      credentials: {token: 'runner-tok', source: 'runner-token'}
+      credentials: {token: 'runner-tok', source: 'runner-token'},
+      'buildx-version': {kind: 'release', version: '0.19.3'}
     });
   });
 
@@ -49,7 +52,8 @@ describe('getInputs', () => {
     [4, {[Input.ApiUrl]: 'http://api.example.test'}, /Input "api-url".*plain http/],
     [5, {[Input.ApiKey]: ''}, /Input "api-key": is required/],
     [6, {[Input.Use]: 'yes'}, /Input "use": "yes" is not a boolean/],
-    [7, {[Input.SetupBuildx]: '1'}, /Input "setup-buildx"/]
+    [7, {[Input.SetupBuildx]: '1'}, /Input "setup-buildx"/],
+    [8, {[Input.BuildxVersion]: 'nope'}, /Input "buildx-version": "nope" is not a buildx version/]
   ])('[%d] rejects %o', (_n, override, message) => {
     expect(() => getInputs(io({...base, ...override}))).toThrow(message);
   });

@@ -1,20 +1,16 @@
 import {
-  Buildx,
-  BuilderLifecycle,
-  BuilderTimeoutError,
-  buildSummaryEnabled,
+  INSTALL_BUILDX_ALTERNATIVE,
+  Provisioner,
   RunRecorder,
-  explainTimeout,
-  CancelledError,
-  createBuilderApiClient,
-  DEFAULT_IN_FLIGHT_GRACE_MS,
+  buildSummaryEnabled,
   errorMessage,
+  exportInstalledBuildx,
+  injectedDeps,
+  setUpStepBuildx,
+  stepBuildx,
   type ActionIO,
-  type BuilderApi,
-  type Clock,
-  type PollSchedule,
   type ProvisionedBuilder,
-  type TlsProbe
+  type StepDeps
 } from '@remote-builder-actions/core';
 import {getInputs, Input, Output, type Inputs} from './context.js';
 
@@ -25,28 +21,26 @@ export const DOCKER_BUILD_EXPORTS = [
   'DOCKER_BUILD_CHECKS_ANNOTATIONS'
 ];
 
-export interface ConfigureDeps {
-  io: ActionIO;
-  /** Builds the API client; default ApiClient. */
-  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
-  buildx?: Buildx;
-  clock?: Clock;
-  probe?: TlsProbe;
-  schedule?: PollSchedule;
-  /** Aborted on SIGINT/SIGTERM. */
-  signal?: AbortSignal;
-}
-
 /**
- * The configure action's main step: validate inputs, assign builders, wait until they are ready,
- * write their certificates, set up the buildx remote driver, and set the outputs.
+ * The configure action's main step: validate inputs, check buildx locally, assign builders, wait until they
+ * are ready, write their certificates, set up the buildx remote driver, and set the outputs. The builders stay
+ * assigned for later steps: post tears them down.
  */
-export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder> {
+export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
   const {io} = deps;
   const inputs = getInputs(io);
   io.logger.setSecret(inputs.credentials.token);
 
-  const buildx = deps.buildx ?? new Buildx({logger: io.logger});
+  // buildx-version: installed before anything is assigned (a failed download bills nothing and records no run).
+  const installed = await setUpStepBuildx({
+    request: inputs['buildx-version'],
+    io,
+    ...(deps.signal ? {signal: deps.signal} : {}),
+    ...(deps.loadToolCache ? {loadToolCache: deps.loadToolCache} : {})
+  });
+  // Later steps build on this builder with their own docker calls: they must run the same buildx.
+  if (installed.installed) exportInstalledBuildx(io, installed.installed);
+  const buildx = stepBuildx(deps, installed.env);
   // Read before the export below turns it off for later steps: post writes this step's summary.
   const recorder = new RunRecorder({
     action: 'configure',
@@ -57,59 +51,43 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
   });
   exportDockerBuildVariables(io);
 
-  const api = deps.makeApi
-    ? deps.makeApi(inputs['api-url'], inputs.credentials.token)
-    : createBuilderApiClient({
-        apiUrl: inputs['api-url'],
-        token: inputs.credentials.token,
-        env: io.env,
-        logger: io.logger,
-        assignTimeoutMs: inputs.timeout + DEFAULT_IN_FLIGHT_GRACE_MS + 1000
-      });
+  const provisioner = new Provisioner({
+    apiUrl: inputs['api-url'],
+    token: inputs.credentials.token,
+    state: io.state,
+    logger: io.logger,
+    buildx,
+    timeoutMs: inputs.timeout,
+    timeoutName: Input.Timeout,
+    env: io.env,
+    certRoot: io.env['RUNNER_TEMP'],
+    recorder,
+    ...injectedDeps(deps)
+  });
   try {
-    // buildx is checked before anything is assigned: a runner without it bills nothing.
+    // buildx is checked before anything is assigned: a runner without it bills nothing (and records no run).
     if (inputs['setup-buildx']) {
-      try {
-        io.logger.info(`docker buildx ${await buildx.version({signal: deps.signal})}`);
-      } catch (e) {
-        if (deps.signal?.aborted) throw new CancelledError(`${errorMessage(e)} while checking docker buildx`);
-        throw new Error(
-          `${errorMessage(e)}: run on a runner with the Docker CLI and buildx, or set "${Input.SetupBuildx}: false" to only assign the builders; nothing was assigned`,
-          {cause: e}
-        );
-      }
+      await provisioner.checkLocal({
+        buildx: {
+          fix: 'nothing was assigned',
+          alternative: [
+            ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
+            `set "${Input.SetupBuildx}: false" to only assign the builders`
+          ].join(', or ')
+        }
+      });
     }
-    const lifecycle = new BuilderLifecycle({
-      api,
-      apiUrl: inputs['api-url'],
-      state: io.state,
-      logger: io.logger,
-      buildx,
-      certRoot: io.env['RUNNER_TEMP'],
-      recorder,
-      ...(deps.clock ? {clock: deps.clock} : {}),
-      ...(deps.probe ? {probe: deps.probe} : {}),
-      ...(deps.schedule ? {schedule: deps.schedule} : {})
-    });
-    const provisioning = lifecycle.provision({
-      profiles: inputs['profile-name'],
-      timeoutMs: inputs.timeout,
-      setupBuildx: inputs['setup-buildx'],
-      use: inputs.use,
-      ...(deps.signal ? {signal: deps.signal} : {})
-    });
     let builder: ProvisionedBuilder;
     try {
-      builder = await provisioning;
+      builder = await provisioner.provision({
+        profiles: inputs['profile-name'],
+        setupBuildx: inputs['setup-buildx'],
+        use: inputs.use
+      });
     } catch (e) {
-      const explained = explain(e, inputs);
-      recorder.finish(
-        deps.signal?.aborted ? 'cancelled' : e instanceof BuilderTimeoutError ? 'timeout' : 'failure',
-        explained
-      );
-      throw explained;
+      provisioner.recordFailure(e);
+      throw e;
     }
-    // The builders stay assigned for later steps: post tears them down and reports what they cost.
     recorder.finish('success');
     setOutputs(io, builder);
     await io
@@ -117,7 +95,7 @@ export async function configure(deps: ConfigureDeps): Promise<ProvisionedBuilder
       .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
     return builder;
   } finally {
-    api.close();
+    provisioner.close();
   }
 }
 
@@ -166,9 +144,4 @@ function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
         : 'buildx was not set up (setup-buildx: false).'
     ]
   };
-}
-
-/** Adds the input to change when the builders were not ready in time (not when the service kept failing). */
-function explain(e: unknown, inputs: Inputs): unknown {
-  return explainTimeout(e, inputs.timeout, Input.Timeout);
 }

@@ -1,25 +1,18 @@
 import {
+  RemoteInput,
   parseBooleanInput,
-  parseBuilderSizeInput,
-  parseProfileNames,
-  parseTimeoutMs,
-  resolveApiUrl,
-  resolveCredentials,
+  readRemoteInputs,
   type ActionIO,
-  type BuilderSize,
-  type Credentials
+  type RemoteInputs
 } from '@remote-builder-actions/core';
 
-/** Inputs of actions/configure/action.yml. */
-export enum Input {
-  ProfileName = 'profile-name',
-  ApiKey = 'api-key',
-  ApiUrl = 'api-url',
-  Timeout = 'timeout',
-  Use = 'use',
-  SetupBuildx = 'setup-buildx',
-  BuilderSize = 'builder-size'
-}
+/** Inputs of actions/configure/action.yml: the remote ones every action has, then configure's own. */
+export const Input = {
+  ...RemoteInput,
+  Use: 'use',
+  SetupBuildx: 'setup-buildx'
+} as const;
+export type Input = (typeof Input)[keyof typeof Input];
 
 /** Outputs of actions/configure/action.yml. */
 export enum Output {
@@ -33,30 +26,17 @@ export enum Output {
 /** Default `timeout` of the configure action (spec §4.6): 5 minutes. */
 export const DEFAULT_TIMEOUT_MS = 300000;
 
-export interface Inputs {
-  'profile-name': string[];
-  'api-url': string;
-  timeout: number;
+export interface Inputs extends RemoteInputs {
   use: boolean;
   'setup-buildx': boolean;
-  /** The builders' size for the cost in the job summary, when given. */
-  'builder-size'?: BuilderSize;
-  credentials: Credentials;
 }
 
 /** Reads and validates every input; throws InputError (naming the input and the fix) before anything is assigned. */
 export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
+  const remote = readRemoteInputs(io, DEFAULT_TIMEOUT_MS);
   return {
-    'profile-name': parseProfileNames(io.getInput(Input.ProfileName), Input.ProfileName),
-    'api-url': resolveApiUrl(io.getInput(Input.ApiUrl), io.env, Input.ApiUrl),
-    timeout: parseTimeoutMs(io.getInput(Input.Timeout), DEFAULT_TIMEOUT_MS, Input.Timeout),
+    ...remote,
     use: parseBooleanInput(io.getInput(Input.Use), true, Input.Use),
-    'setup-buildx': parseBooleanInput(io.getInput(Input.SetupBuildx), true, Input.SetupBuildx),
-    ...sizeOf(parseBuilderSizeInput(io.getInput(Input.BuilderSize), Input.BuilderSize)),
-    credentials: resolveCredentials(io.getInput(Input.ApiKey), io.env, Input.ApiKey)
+    'setup-buildx': parseBooleanInput(io.getInput(Input.SetupBuildx), true, Input.SetupBuildx)
   };
-}
-
-function sizeOf(size: BuilderSize | undefined): {'builder-size'?: BuilderSize} {
-  return size ? {'builder-size': size} : {};
 }

@@ -1,5 +1,5 @@
 import {isIP} from 'node:net';
-import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/api-client.js';
+import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/request-engine.js';
 import {InputError} from './errors.js';
 import {parseBuilderSize} from './billing/builder-size.js';
 import {BUILDER_SIZES, type BuilderSize} from './billing/price-table.js';
@@ -12,7 +12,12 @@ export enum Env {
   /** Per-request time limit of the API client in ms (default 15000); mainly for tests against a local emulator. */
   RequestTimeoutMs = 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS',
   /** Budget of a post step's (or `builder down`'s) teardown in ms (default 30000). */
-  TeardownTimeoutMs = 'REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS'
+  TeardownTimeoutMs = 'REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS',
+  /**
+   * Where `buildx-version` downloads buildx from, instead of https://github.com/docker/buildx (same layout:
+   * `<url>/releases/latest`, `<url>/releases/download/v<version>/<asset>`): a mirror, or a local fake in tests.
+   */
+  BuildxReleasesUrl = 'REMOTE_BUILDER_BUILDX_RELEASES_URL'
 }
 
 /** Longest timeout accepted: a GitHub-hosted job cannot run longer than 6 hours. */
@@ -265,4 +270,31 @@ export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv): number {
     );
   }
   return ms;
+}
+
+/**
+ * The buildx releases URL from REMOTE_BUILDER_BUILDX_RELEASES_URL, or undefined (GitHub's docker/buildx). Must be
+ * https, except for loopback hosts: the checksums come from the same place as the binaries, so plain http
+ * would let anyone on the path swap both.
+ */
+export function resolveBuildxReleasesUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = (env[Env.BuildxReleasesUrl] ?? '').trim();
+  if (raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  const secure = url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopback(url.hostname));
+  if (!url || !secure || url.username || url.password || url.search || url.hash) {
+    // A URL with credentials is not echoed back.
+    const shown = url && (url.username || url.password) ? 'a URL with credentials' : `"${raw}"`;
+    throw new InputError(
+      Env.BuildxReleasesUrl,
+      `${shown} is not a buildx releases URL: use the https URL of a docker/buildx mirror laid out as ` +
+        `https://github.com/docker/buildx (http only to a loopback host), or unset it to download from GitHub`
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
 }

@@ -1,11 +1,11 @@
 import {isAbsolute, resolve} from 'node:path';
 import {
+  CommandNotFoundError,
+  MAX_TIMEOUT_MS,
   parseProfileNames,
-  parseTimeoutMs,
-  platformsFromArch,
   type PostCleanupResult
 } from '@remote-builder-actions/core';
-import {list, positionals, str, type OptionValues} from '../args.js';
+import {list, positionals, str, wholeNumber, type OptionValues} from '../args.js';
 import {
   BUILDER_NAME,
   bringDown,
@@ -38,7 +38,7 @@ const UP_OPTIONS = {
 } as const;
 
 const UP_HELP = `  --profile P[,P2]      builder profile (required); a comma list is tried in order
-  --timeout MS          wait at most this long for the builders to be ready
+  --timeout MS          wait at most this many milliseconds (1 to 21600000) for the builders to be ready
   --platforms P1,P2     fail unless the builders run these platforms, e.g. linux/amd64,linux/arm64
   --name NAME           buildx builder name (default remote-builder-<random>)
   --state-file FILE     where to keep the state (default <state dir>/<name>.json)
@@ -59,21 +59,29 @@ function upOptions(
   if (!BUILDER_NAME.test(name)) {
     throw new UsageError(`--name "${name}" is not a builder name: use letters, digits, '-', '_' and '.'`, cmd);
   }
-  const platforms = platformsFromArch(list(str(v, 'platforms') ?? '').join(','));
+  // Read as the actions' platform guard reads them ("arm64", "linux/arm64/v8", "linux/x86_64"); their form is
+  // checked with the other local checks, before anything is assigned.
+  const platforms = list(str(v, 'platforms') ?? '');
+  const timeout = str(v, 'timeout');
   return {
     profiles: parseProfileNames(profile, '--profile'),
-    timeoutMs: parseTimeoutMs(str(v, 'timeout') ?? '', defaultTimeoutMs, '--timeout'),
+    timeoutMs:
+      timeout === undefined
+        ? defaultTimeoutMs
+        : wholeNumber(timeout, 'timeout', cmd, 1, MAX_TIMEOUT_MS, 'milliseconds'),
     platforms,
     name,
     use,
-    statePath: absolute(ctx, str(v, 'state-file')) ?? stateFileOf(ctx.stateDir(), name),
-    certRoot: absolute(ctx, str(v, 'cert-dir')) ?? defaultCertRoot(ctx)
+    statePath: absolute(ctx, v, 'state-file', cmd) ?? stateFileOf(ctx.stateDir(), name),
+    certRoot: absolute(ctx, v, 'cert-dir', cmd) ?? defaultCertRoot(ctx)
   };
 }
 
-function absolute(ctx: CommandContext, path: string | undefined): string | undefined {
+/** The path option `flag` made absolute (against the working directory); undefined when not given. */
+function absolute(ctx: CommandContext, v: OptionValues, flag: string, cmd: string): string | undefined {
+  const path = str(v, flag);
   if (path === undefined) return undefined;
-  if (path.trim() === '') throw new UsageError('a path option must not be empty');
+  if (path.trim() === '') throw new UsageError(`--${flag} must not be empty`, cmd);
   return isAbsolute(path) ? path : resolve(ctx.deps.cwd ?? process.cwd(), path);
 }
 
@@ -141,7 +149,7 @@ function downTarget(ctx: CommandContext, v: OptionValues, cmd: string): FileStat
   const file = str(v, 'state-file');
   const name = str(v, 'name');
   if (file !== undefined && name !== undefined) throw new UsageError('give --name or --state-file, not both', cmd);
-  if (file !== undefined) return new FileStateStore(absolute(ctx, file) as string);
+  if (file !== undefined) return new FileStateStore(absolute(ctx, v, 'state-file', cmd) as string);
   const dir = ctx.stateDir();
   if (name !== undefined) {
     if (!BUILDER_NAME.test(name)) throw new UsageError(`--name "${name}" is not a builder name`, cmd);
@@ -179,8 +187,9 @@ const down: Command = {
   help: `Usage: remote-builder builder down [--name NAME | --state-file FILE]
 
 Removes the buildx builder and the certificates "builder up" made, and tears down every builder it
-assigned (billing stops). Without --name, the only builder that is up. Finishes even on Ctrl-C.
-Nothing up is not an error. When a builder cannot be torn down the state is kept: run it again.
+assigned (billing stops). Without --name, the only builder that is up, and nothing up is not an error;
+a --name or --state-file that is not up exits 1 and lists the builders that are. Finishes even on
+Ctrl-C. When a builder cannot be torn down the state is kept: run it again.
 
 Options:
   --name NAME           the builder "builder up" printed
@@ -193,11 +202,20 @@ ${STATE_NOTE}`,
     positionals(args, [], cmd);
     const store = downTarget(ctx, args.values, cmd);
     const name = str(args.values, 'name') ?? store?.path.replace(/^.*\//, '').replace(/\.json$/, '') ?? '';
-    if (!store || !store.exists()) {
-      const what = store ? `No builder "${name}" is up (no ${store.path}).` : `No builder is up (${ctx.stateDir()}).`;
-      ctx.logger.info(what);
-      if (ctx.json) ctx.outJson({name: store ? name : null, tornDown: [], alreadyGone: [], maybeBilled: []});
+    if (!store) {
+      // `down` in a clean-up script after nothing was brought up: not an error.
+      ctx.logger.info(`No builder is up (${ctx.stateDir()}).`);
+      if (ctx.json) ctx.outJson({name: null, tornDown: [], alreadyGone: [], maybeBilled: []});
       return ExitCode.Ok;
+    }
+    if (!store.exists()) {
+      // A name or file that was asked for: most likely a typo, so say what is up instead.
+      const up = listStateNames(ctx.stateDir());
+      const known = up.length > 0 ? `builders that are up: ${up.join(', ')}` : `no builder is up (${ctx.stateDir()})`;
+      const what =
+        str(args.values, 'name') !== undefined ? `no builder "${name}" is up` : `no state file ${store.path}`;
+      ctx.logger.error(`${what}; ${known}`);
+      return ExitCode.Failure;
     }
     const result = await bringDown(ctx, store, ctx.buildx());
     return reportDown(ctx, name, result);
@@ -212,7 +230,7 @@ const run: Command = {
 Brings a builder up (as "builder up --no-use"), runs COMMAND with BUILDX_BUILDER set to it, then always
 brings it down, also when COMMAND fails or on Ctrl-C/SIGTERM (the signal is passed to COMMAND first;
 it is killed ${KILL_AFTER_MS / 1000} s later if still running). Exits with COMMAND's exit code (128+n when killed by
-signal n, 127 when it cannot be started), or 1 when COMMAND succeeded but a builder may still be billed.
+signal n, 127 when it is not found, which is checked before anything is assigned, or cannot be started), or 1 when COMMAND succeeded but a builder may still be billed.
 
 Example:
   remote-builder builder run --profile ci -- docker buildx build -t app:dev --load .
@@ -233,7 +251,15 @@ ${STATE_NOTE}`,
     }
     const [command, ...commandArgs] = args.afterTerminator ?? [];
     if (command === undefined) throw new UsageError('missing the command to run after "--"', cmd);
-    const session = await bringUp(ctx, upOptions(ctx, args.values, cmd, RUN_TIMEOUT_MS, false));
+    let session: Session;
+    try {
+      session = await bringUp(ctx, {...upOptions(ctx, args.values, cmd, RUN_TIMEOUT_MS, false), command});
+    } catch (e) {
+      // Found before anything was assigned: the exit code of a command that cannot be started.
+      if (!(e instanceof CommandNotFoundError)) throw e;
+      ctx.logger.error(e.message);
+      return ExitCode.CommandNotFound;
+    }
     let code: number | undefined;
     try {
       code = await runCommand(ctx, session.builder.name, command, commandArgs);

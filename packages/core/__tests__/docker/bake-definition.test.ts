@@ -11,7 +11,7 @@ import {
   type BakePrintOpts
 } from '../../src/docker/bake-definition.js';
 import {buildkitSupportsAttestations, noDefaultAttestations} from '../../src/docker/buildkit-support.js';
-import {buildSummaryEnabled} from '../../src/docker/summary-env.js';
+import {buildSummaryEnabled} from '../../src/provisioning/summary-env.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 
 describe('parseBakeDefinition (docker Bake.parseDefinition)', () => {

@@ -1,5 +1,5 @@
 import {EventEmitter} from 'node:events';
-import type {ActionIO, JobSummary} from '../../src/action-io.js';
+import type {ActionIO, JobSummary} from '../../src/provisioning/action-io.js';
 import {MemoryStateStore} from '../../src/state.js';
 import {RecordingLogger} from './recording-logger.js';
 

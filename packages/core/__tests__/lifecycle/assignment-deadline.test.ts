@@ -1,5 +1,5 @@
 // The assignment against the readiness deadline, and which failures move on to the next profile. The deadline
-// is wall-clock (like the request's own), so these tests use short real times with the fake clock.
+// and the grace run on the injected clock: the slow answers here are driven with a ManualClock.
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
@@ -9,7 +9,9 @@ import {BuilderLifecycle, type ProvisionOpts} from '../../src/lifecycle/builder-
 import {BuilderFailedError, BuilderTimeoutError, waitForBuilderReady} from '../../src/lifecycle/readiness.js';
 import {loadBuilderState, type BuilderState} from '../../src/state.js';
 import {assigned, deferred, FakeBuilderApi, httpError, readyDetails} from '../fakes/fake-builder-api.js';
+import type {Clock} from '../../src/clock.js';
 import {FakeClock} from '../fakes/fake-clock.js';
+import {ManualClock} from '../fakes/manual-clock.js';
 import {FakeExec} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
@@ -23,7 +25,7 @@ afterEach(async () => {
   await rm(root, {recursive: true, force: true});
 });
 
-function harness() {
+function harness(clock: Clock = new FakeClock()) {
   const api = new FakeBuilderApi();
   const store = new RecordingStateStore([]);
   const logger = new RecordingLogger();
@@ -32,7 +34,7 @@ function harness() {
     apiUrl: 'https://api.example.com',
     state: store,
     logger,
-    clock: new FakeClock(),
+    clock,
     probe: new FakeProbe().probe,
     buildx: new Buildx({exec: new FakeExec(), logger}),
     certRoot: root,
@@ -58,11 +60,20 @@ async function failure(p: Promise<unknown>): Promise<Error> {
 
 describe('BuilderLifecycle: an assignment slower than the deadline', () => {
   test('answered within the grace: its builders are recorded and torn down, then a timeout naming them', async () => {
-    const h = harness();
+    const clock = new ManualClock();
+    const h = harness(clock);
     const answer = deferred<ReturnType<typeof assigned>>();
     h.api.onAssign('amd', () => answer.promise);
-    setTimeout(() => answer.resolve(assigned('b1')), 120);
-    const e = await failure(h.provision());
+    const run = failure(h.provision());
+    await untilSleeping(clock);
+    // The 60 ms deadline passes, then the answer comes 60 ms into the 150 ms grace.
+    await clock.advance(60);
+    expect(h.logger.messages('info')).toContain(
+      'The assignment from profile "amd" got no answer within 60 ms; waiting up to 150 ms more for a late answer to tear it down'
+    );
+    await clock.advance(60);
+    answer.resolve(assigned('b1'));
+    const e = await run;
     expect(e).toBeInstanceOf(BuilderTimeoutError);
     expect(e.message).toBe(
       'The service did not answer the assignment from profile "amd" in time (its late answer, b1, is torn down)'
@@ -75,21 +86,31 @@ describe('BuilderLifecycle: an assignment slower than the deadline', () => {
   });
 
   test('no answer within the grace either: the request is abandoned, with a warning that a builder may be billed', async () => {
-    const h = harness();
+    const clock = new ManualClock();
+    const h = harness(clock);
     h.api.onAssign('amd', () => new Promise(() => undefined));
-    const started = Date.now();
-    const e = await failure(h.provision());
-    expect(Date.now() - started).toBeGreaterThanOrEqual(180);
+    const run = failure(h.provision());
+    await untilSleeping(clock);
+    await clock.advance(60 + 149);
+    expect(h.api.assignCalls[0]?.signal?.aborted).toBe(false);
+    await clock.advance(1);
+    const e = await run;
     expect(e).toBeInstanceOf(BuilderTimeoutError);
     expect(e.message).toBe('The service did not answer the assignment from profile "amd" in time');
     expect(h.api.assignCalls[0]?.signal?.aborted).toBe(true);
-    const warnings = h.logger.messages('warning');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(
-      /^The assignment from profile "amd" did not answer within (\d+) ms; if the service processed it, a builder may still be billed: check the builders in the web UI$/
-    );
-    expect(Number(/within (\d+) ms/.exec(warnings[0] ?? '')?.[1])).toBeGreaterThanOrEqual(180);
+    expect(h.logger.messages('warning')).toEqual([
+      'The assignment from profile "amd" did not answer within 210 ms; if the service processed it, a builder may still be billed: check the builders in the web UI'
+    ]);
     expect(h.api.teardownCalls).toEqual([]);
+  });
+
+  test('an answer already there starts no deadline timer (a fake clock does not move)', async () => {
+    const clock = new FakeClock();
+    const h = harness(clock);
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    const res = await h.provision();
+    expect(res.builderIds).toEqual(['b1']);
+    expect(clock.sleeps).toEqual([]);
   });
 
   test('a timed-out profile moves on to the next one', async () => {
@@ -153,3 +174,11 @@ describe('waitForBuilderReady: "ready" without the TLS material', () => {
     expect(ready.detailsRequests).toBe(13);
   });
 });
+
+/** Yields (no time passes) until something sleeps on the clock: the code under test reached its timer. */
+async function untilSleeping(clock: ManualClock): Promise<void> {
+  for (let i = 0; clock.pending === 0; i++) {
+    if (i > 10_000) throw new Error('nothing slept on the clock');
+    await new Promise(resolve => setImmediate(resolve));
+  }
+}

@@ -22,6 +22,7 @@ import {
   readyDetails
 } from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
+import {ManualClock} from '../fakes/manual-clock.js';
 import {FakeExec, subcommand, type ExecHandler} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
@@ -293,6 +294,20 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2', 'b3']);
     expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2', 'b3']);
     expect(h.exec.calls).toEqual([]);
+  });
+
+  test('several builders share one progress line every 10 s while they wait, not one line each', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', pendingDetails());
+    await failure(h.provision({timeoutMs: 25_000}));
+    const progress = h.logger.messages('info').filter(m => m.startsWith('Still waiting'));
+    expect(progress).toHaveLength(2);
+    for (const line of progress) expect(line).toMatch(/1 of 2 builders ready \(b1 ready; b2 pending/);
+    expect(progress[0]).toMatch(/after 10 s of 25 s/);
+    expect(progress[1]).toMatch(/after 20 s of 25 s/);
   });
 
   test('one of three fails → all three torn down, the failure thrown', async () => {
@@ -580,18 +595,26 @@ describe('BuilderLifecycle.provision: profile fallback', () => {
 
 describe('BuilderLifecycle.provision: cancellation', () => {
   test('cancelled while the assignment is in flight → waits for the answer, tears the late builders down, CancelledError', async () => {
-    const h = harness();
+    const clock = new ManualClock();
+    const h = harness({clock});
     const answer = deferred<ReturnType<typeof assigned>>();
-    h.api.onAssign('amd', () => answer.promise);
+    const sent = deferred<void>();
+    h.api.onAssign('amd', () => {
+      sent.resolve();
+      return answer.promise;
+    });
     const controller = new AbortController();
-    const run = h.provision({profiles: ['amd', 'arm'], signal: controller.signal});
-    await new Promise(resolve => setTimeout(resolve, 10));
+    const run = failure(h.provision({profiles: ['amd', 'arm'], signal: controller.signal}));
+    await sent.promise;
     expect(h.api.assignCalls).toHaveLength(1);
     controller.abort(new CancelledError('Cancelled by SIGINT'));
     // The request itself is not cancelled: it may already be processed.
     expect(h.api.assignCalls[0]?.signal?.aborted).toBe(false);
-    setTimeout(() => answer.resolve(assigned('b1', 'b2')), 30);
-    const e = await failure(run);
+    // The answer comes 30 ms into the 200 ms grace (the clock's time, not the machine's).
+    await untilSleeping(clock);
+    await clock.advance(30);
+    answer.resolve(assigned('b1', 'b2'));
+    const e = await run;
     expect(e).toBeInstanceOf(CancelledError);
     expect(e.message).toBe('Cancelled by SIGINT while assigning a builder from profile "amd"; torn down: b1, b2');
     expect(h.api.tornDown).toEqual(['b1', 'b2']);
@@ -601,24 +624,28 @@ describe('BuilderLifecycle.provision: cancellation', () => {
   });
 
   test('cancelled while the assignment is in flight and no answer within the grace → a warning, CancelledError', async () => {
-    const h = harness({inFlightGraceMs: 50});
+    const clock = new ManualClock();
+    const h = harness({inFlightGraceMs: 50, clock});
     const sent = deferred<void>();
     h.api.onAssign('amd', () => {
       sent.resolve();
       return new Promise(() => undefined);
     });
     const controller = new AbortController();
-    const run = h.provision({signal: controller.signal});
+    const run = failure(h.provision({signal: controller.signal}));
     // Cancelled once the assignment is in flight, however slow the machine is to get there.
     await sent.promise;
     controller.abort(new CancelledError('Cancelled by SIGTERM'));
-    const started = Date.now();
-    const e = await failure(run);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    await untilSleeping(clock);
+    await clock.advance(49);
+    expect(h.logger.messages('warning')).toEqual([]);
+    await clock.advance(1);
+    const e = await run;
     expect(e).toBeInstanceOf(CancelledError);
     expect(h.logger.messages('warning')).toEqual([
       'The assignment from profile "amd" did not answer within 50 ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI'
     ]);
+    expect(h.api.assignCalls[0]?.signal?.aborted).toBe(true);
     expect(h.api.teardownCalls).toEqual([]);
   });
 
@@ -718,3 +745,11 @@ describe('nodeName', () => {
     expect(nodeName(id, index)).toBe(expected);
   });
 });
+
+/** Yields (no time passes) until something sleeps on the clock: the code under test reached its timer. */
+async function untilSleeping(clock: ManualClock): Promise<void> {
+  for (let i = 0; clock.pending === 0; i++) {
+    if (i > 10_000) throw new Error('nothing slept on the clock');
+    await new Promise(resolve => setImmediate(resolve));
+  }
+}

@@ -1,7 +1,7 @@
 // The only module of core that imports @actions/*: it maps core's seams onto the runner.
 import * as core from '@actions/core';
 import * as io from '@actions/io';
-import type {ActionIO, JobSummary} from '../action-io.js';
+import type {ActionIO, JobSummary} from '../provisioning/action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
 import {registerSecret} from '../lifecycle/secrets.js';

@@ -53,3 +53,75 @@ export function missingArchitectures(requested: string[], offered: string[]): st
   }
   return missing;
 }
+
+/** Operating systems and architectures containerd knows, for one-part platforms ("arm64" means linux/arm64). */
+const KNOWN_OS = new Set([
+  'aix',
+  'android',
+  'darwin',
+  'dragonfly',
+  'freebsd',
+  'hurd',
+  'illumos',
+  'ios',
+  'js',
+  'linux',
+  'nacl',
+  'netbsd',
+  'openbsd',
+  'plan9',
+  'solaris',
+  'windows',
+  'zos'
+]);
+const KNOWN_ARCH = new Set([
+  '386',
+  'amd64',
+  'amd64p32',
+  'arm',
+  'armbe',
+  'arm64',
+  'arm64be',
+  'ppc64',
+  'ppc64le',
+  'loong64',
+  'mips',
+  'mipsle',
+  'mips64',
+  'mips64le',
+  'mips64p32',
+  'mips64p32le',
+  'ppc',
+  'riscv',
+  'riscv64',
+  's390',
+  's390x',
+  'sparc',
+  'sparc64',
+  'wasm',
+  'aarch64',
+  'x86_64',
+  'x86-64',
+  'i386',
+  'i686',
+  'armhf',
+  'armel'
+]);
+
+/**
+ * The first of `platforms` that is not a platform, or undefined. Read the way buildx parses `--platform`
+ * (containerd platforms.Parse): `local`, or `os[/arch[/variant]]` with components of letters, digits, `_`
+ * and `-`, a single component being a known OS or architecture. Stricter than containerd in one point: the
+ * architecture must be one Go knows ("linux/amd64x" is refused), since no builder node can run another and
+ * the mistake is found before anything is assigned rather than after.
+ */
+export function malformedPlatform(platforms: string[]): string | undefined {
+  return platforms.find(p => {
+    if (p === 'local') return false;
+    const parts = p.split('/');
+    if (parts.length > 3 || parts.some(c => !/^[A-Za-z0-9_-]+$/.test(c))) return true;
+    const lower = parts.map(c => c.toLowerCase());
+    if (lower.length === 1) return !KNOWN_OS.has(lower[0] as string) && !KNOWN_ARCH.has(lower[0] as string);
+    return !KNOWN_ARCH.has(lower[1] as string);
+  });
+}

@@ -1,7 +1,8 @@
-import {randomBytes} from 'node:crypto';
+import {ReadinessProgress} from './readiness-progress.js';
+import {setImmediate as nextTurn} from 'node:timers/promises';
 import {ApiError, errorMessage, InputError, PartialAssignError} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import {DeadlineError} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
@@ -15,6 +16,7 @@ import {BuilderTimeoutError, waitForBuilderReady, type PollSchedule, type ReadyB
 import {teardownBuilders, type TeardownReport} from './teardown.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
 import type {RunRecorder} from '../report/run-recorder.js';
+import {newBuilderName} from '../provisioning/builder-name.js';
 
 /** How long a cancelled or timed-out assignment still in flight is waited for, to tear down what it assigned. */
 export const DEFAULT_IN_FLIGHT_GRACE_MS = 5000;
@@ -70,7 +72,7 @@ export interface BuilderLifecycleOpts {
   buildx?: Buildx;
   /** Where the private certificate folder is made (RUNNER_TEMP). */
   certRoot?: string;
-  /** buildx builder name; default `remote-builder-<random>`. */
+  /** buildx builder name; default newBuilderName(). */
   builderName?: string;
   schedule?: PollSchedule;
   /** How long a cancelled run waits for an assignment already in flight, to tear it down. */
@@ -79,7 +81,12 @@ export interface BuilderLifecycleOpts {
   teardownTimeoutMs?: number;
   /** Told of every assignment, ready builder and teardown, for the job summary. */
   recorder?: RunRecorder;
+  /** What will retry a failed teardown, in messages (default RETRY_IN_POST; the CLI names `builder down`). */
+  retryHint?: string;
 }
+
+/** The actions' retry of a failed teardown: their post step. */
+const RETRY_IN_POST = 'the post step will try again';
 
 /**
  * BuilderLifecycle takes a profile to ready builders: assign → details (all builders at once) →
@@ -140,10 +147,7 @@ export class BuilderLifecycle {
       );
     }
     const certDir = await createCertDir(this.opts.certRoot);
-    const name =
-      this.state === undefined && this.opts.builderName
-        ? this.opts.builderName
-        : `remote-builder-${randomBytes(4).toString('hex')}`;
+    const name = this.state === undefined && this.opts.builderName ? this.opts.builderName : newBuilderName();
     this.state = {
       v: 1,
       builderName: name,
@@ -165,7 +169,8 @@ export class BuilderLifecycle {
         if (opts.signal?.aborted) {
           // Name what stopped us (e.g. "Cancelled by SIGINT") and where; a killed buildx call says neither.
           const phase = e instanceof CancelledError ? e.message : 'while setting up the buildx builder';
-          throw new CancelledError(`${abortReason(opts.signal).message} ${phase}; ${teardownOutcome(report)}`);
+          const outcome = teardownOutcome(report, this.opts.retryHint);
+          throw new CancelledError(`${abortReason(opts.signal).message} ${phase}; ${outcome}`);
         }
         if (e instanceof CancelledError) throw e;
         if (isLast || !this.worthFallingBack(e)) {
@@ -209,27 +214,35 @@ export class BuilderLifecycle {
     });
 
     this.opts.recorder?.phase('readiness');
-    const ready = await this.logger.group(
+    const {ready, timeToReadyMs} = await this.logger.group(
       `Waiting for ${ids.length} builder${ids.length === 1 ? '' : 's'} to be ready`,
-      () => this.waitForAll(ids, deadline, opts.signal)
-    );
-    const timeToReadyMs = this.clock.now() - startedAt;
-    this.logger.info(`All builders ready after ${timeToReadyMs} ms`);
-
-    const names = uniqueNodeNames(ready.map(b => b.id));
-    const nodes = await Promise.all(
-      ready.map(async (b, i): Promise<ProvisionedNode> => {
-        const certs = await writeBuilderCerts(state.certDir, names[i], b.pems);
-        return {name: names[i], builderId: b.id, endpoint: b.endpoint.url, platforms: b.platforms, certs};
-      })
+      async () => {
+        const all = await this.waitForAll(ids, deadline, startedAt, opts.signal);
+        const ms = this.clock.now() - startedAt;
+        this.logger.info(`All builders ready after ${ms} ms`);
+        return {ready: all, timeToReadyMs: ms};
+      }
     );
 
-    if (opts.setupBuildx) {
-      this.opts.recorder?.phase('buildx setup');
-      this.inspectOutput = await this.logger.group(`Setting up buildx builder "${state.builderName}"`, () =>
-        this.setupBuildx(nodes, deadline, opts)
+    // Certificates and the buildx builder: one phase, one log group.
+    if (opts.setupBuildx) this.opts.recorder?.phase('buildx setup');
+    const title = opts.setupBuildx
+      ? `Setting up buildx builder "${state.builderName}" (certificates, remote driver)`
+      : 'Writing the certificates';
+    const nodes = await this.logger.group(title, async () => {
+      const names = uniqueNodeNames(ready.map(b => b.id));
+      const written = await Promise.all(
+        ready.map(async (b, i): Promise<ProvisionedNode> => {
+          const certs = await writeBuilderCerts(state.certDir, names[i], b.pems);
+          return {name: names[i], builderId: b.id, endpoint: b.endpoint.url, platforms: b.platforms, certs};
+        })
       );
-    }
+      this.logger.info(
+        `Wrote the certificates of ${written.length} node${written.length === 1 ? '' : 's'} to ${state.certDir}`
+      );
+      if (opts.setupBuildx) this.inspectOutput = await this.setupBuildx(written, deadline, opts);
+      return written;
+    });
     return {
       name: state.builderName,
       profile,
@@ -252,8 +265,7 @@ export class BuilderLifecycle {
     throwIfCancelled(signal, `before assigning from profile "${profile}"`);
     const state = this.state as BuilderState;
     const waitMs = Math.max(1, deadline - this.clock.now());
-    // The answer is waited for in wall-clock time (like the request's own time limit), so it is measured so too.
-    const sentAt = Date.now();
+    const sentAt = this.clock.now();
     const abandon = new AbortController();
     const request = this.api.assignBuilder(profile, {signal: abandon.signal});
     const record = (ids: string[]): string[] => {
@@ -281,12 +293,19 @@ export class BuilderLifecycle {
       }
     );
     tracked.catch(() => undefined);
-    const stop = linkedSignal({
-      parents: [signal],
-      timeoutMs: waitMs,
-      onTimeout: () => new DeadlineError(`the assignment got no answer within ${waitMs} ms`)
-    });
+    // Stopped by the cancellation or, through the injected clock, by the profile's deadline.
+    const stop = new AbortController();
+    const onCancel = (): void => stop.abort(abortReason(signal as AbortSignal));
+    signal?.addEventListener('abort', onCancel, {once: true});
+    const deadlineTimer = new AbortController();
     try {
+      // An answer already there needs no deadline timer (and a fake clock's sleep would move its time).
+      if (!(await answeredAlready(tracked)) && !stop.signal.aborted) {
+        this.clock.sleep(waitMs, deadlineTimer.signal).then(
+          () => stop.abort(new DeadlineError(`the assignment got no answer within ${waitMs} ms`)),
+          () => undefined
+        );
+      }
       return await raceAbort(tracked, stop.signal);
     } catch (e) {
       if (!stop.signal.aborted) {
@@ -306,7 +325,7 @@ export class BuilderLifecycle {
           : `The assignment from profile "${profile}" got no answer within ${waitMs} ms; waiting up to ${grace} ms more for a late answer to tear it down`
       );
       let refused = false;
-      const late = await withTimeout(tracked, grace).catch((err: unknown) => {
+      const late = await this.within(tracked, grace).catch((err: unknown) => {
         // An HTTP error answer says the service did not assign; anything else leaves the outcome unknown.
         refused = err instanceof ApiError && err.status !== undefined;
         return undefined;
@@ -316,7 +335,7 @@ export class BuilderLifecycle {
         this.logger.warning(
           cancelled
             ? `The assignment from profile "${profile}" did not answer within ${grace} ms of cancellation; if the service processed it, a builder may still be billed: check the builders in the web UI`
-            : `The assignment from profile "${profile}" did not answer within ${Date.now() - sentAt} ms; if the service processed it, a builder may still be billed: check the builders in the web UI`
+            : `The assignment from profile "${profile}" did not answer within ${this.clock.now() - sentAt} ms; if the service processed it, a builder may still be billed: check the builders in the web UI`
         );
       }
       if (cancelled) throw new CancelledError(`while assigning a builder from profile "${profile}"`);
@@ -325,12 +344,41 @@ export class BuilderLifecycle {
         `The service did not answer the assignment from profile "${profile}" in time${late ? ` (its late answer, ${late.join(', ')}, is torn down)` : ''}`
       );
     } finally {
-      stop.dispose();
+      signal?.removeEventListener('abort', onCancel);
+      deadlineTimer.abort();
     }
   }
 
-  private async waitForAll(ids: string[], deadline: number, signal?: AbortSignal): Promise<ReadyBuilder[]> {
+  /** `p`'s value, or undefined when it has not settled within `ms` of the injected clock. */
+  private within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+    const timer = new AbortController();
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.clock.sleep(ms, timer.signal).then(
+        () => resolve(undefined),
+        () => undefined
+      );
+      p.then(
+        v => {
+          timer.abort();
+          resolve(v);
+        },
+        (e: unknown) => {
+          timer.abort();
+          reject(e);
+        }
+      );
+    });
+  }
+
+  private async waitForAll(
+    ids: string[],
+    deadline: number,
+    timeoutStartedAt: number,
+    signal?: AbortSignal
+  ): Promise<ReadyBuilder[]> {
     const stopOthers = new AbortController();
+    // One tracker for all builders of this provision: one progress line every 10 s, not one per builder.
+    const progress = new ReadinessProgress({ids, since: this.clock.now(), deadline, timeoutStartedAt});
     const combined = signal ? AbortSignal.any([signal, stopOthers.signal]) : stopOthers.signal;
     try {
       return await Promise.all(
@@ -342,6 +390,7 @@ export class BuilderLifecycle {
               logger: this.logger,
               probe: this.probe,
               deadline,
+              progress,
               signal: combined,
               ...(this.opts.schedule ? {schedule: this.opts.schedule} : {})
             });
@@ -423,9 +472,10 @@ export class BuilderLifecycle {
       }
     };
     const [report] = await Promise.all([this.teardownAll(opts.teardownTimeoutMs), removeBuildx()]);
+    const retry = this.opts.retryHint ?? RETRY_IN_POST;
     for (const f of report.failed) {
       this.logger.warning(
-        `Builder ${f.id} could not be torn down and may still be billed: ${f.error}. The post step will try again.`
+        `Builder ${f.id} could not be torn down and may still be billed: ${f.error}. ${retry.charAt(0).toUpperCase()}${retry.slice(1)}.`
       );
     }
     return report;
@@ -443,13 +493,13 @@ export class BuilderLifecycle {
 }
 
 /** What a teardown after a failure or cancellation achieved, for the error message: never claims more. */
-export function teardownOutcome(report: TeardownReport): string {
+export function teardownOutcome(report: TeardownReport, retryHint = RETRY_IN_POST): string {
   const done = [...report.tornDown, ...report.alreadyGone].sort();
   const parts: string[] = [];
   if (done.length > 0) parts.push(`torn down: ${done.join(', ')}`);
   if (report.failed.length > 0) {
     parts.push(
-      `NOT torn down, may still be billed: ${report.failed.map(f => `${f.id} (${f.error})`).join(', ')}; the post step will try again, else tear them down in the web UI`
+      `NOT torn down, may still be billed: ${report.failed.map(f => `${f.id} (${f.error})`).join(', ')}; ${retryHint}, else tear them down in the web UI`
     );
   }
   return parts.length > 0 ? parts.join('; ') : 'nothing was assigned';
@@ -511,18 +561,13 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise<T | undefined>((resolve, reject) => {
-    const t = setTimeout(() => resolve(undefined), ms);
+/** Whether `p` has settled by the next turn of the event loop (no time is read). */
+async function answeredAlready(p: Promise<unknown>): Promise<boolean> {
+  return Promise.race([
     p.then(
-      v => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      e => {
-        clearTimeout(t);
-        reject(e);
-      }
-    );
-  });
+      () => true,
+      () => true
+    ),
+    nextTurn().then(() => false)
+  ]);
 }

@@ -1,31 +1,27 @@
-import {randomBytes} from 'node:crypto';
-import type {ActionIO} from '../action-io.js';
-import {unionPlatforms} from '../buildx/platforms.js';
 import type {Buildx} from '../buildx/buildx.js';
-import {abortReason, type Clock} from '../clock.js';
+import {unionPlatforms} from '../buildx/platforms.js';
+import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
-import {KILL_GRACE_MS, NodeExec, PIPE_DRAIN_MS, type Exec} from '../exec.js';
+import {NodeExec, type Exec} from '../exec.js';
 import type {Credentials, FallbackMode} from '../inputs.js';
-import type {BuilderApi} from '../lifecycle/builder-api.js';
-import {createBuilderApiClient} from '../lifecycle/builder-api-client.js';
-import {
-  BuilderLifecycle,
-  DEFAULT_IN_FLIGHT_GRACE_MS,
-  teardownOutcome,
-  type ProvisionedBuilder
-} from '../lifecycle/builder-lifecycle.js';
-import type {TeardownReport} from '../lifecycle/teardown.js';
+import {teardownOutcome, type ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {createLocalFallbackBuilder, fallbackReason, removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
-import {BuilderTimeoutError, explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
+import {BuilderTimeoutError, type PollSchedule} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
-import {parseBuilderInspect, type InspectedBuilder} from './builder-inspect.js';
+import {parseBuilderInspect, type InspectedBuilder} from '../docker/builder-inspect.js';
 import {BuildAttemptsError, runBuildAttempts, type BuildAttemptsOpts, type BuildContext} from './build-attempts.js';
-import type {CacheReport} from './cache-report.js';
-import {buildSummaryEnabled} from './summary-env.js';
+import type {CacheReport} from '../docker/cache-report.js';
 import {RunRecorder} from '../report/run-recorder.js';
 import type {BuilderSize} from '../billing/price-table.js';
-import {missingArchitectures, offeredArchitectures} from './platform-guard.js';
+import type {ActionIO} from './action-io.js';
+import {BuildStepInput, BuildStepOutput, type BuildStepInputs} from './action-inputs.js';
+import type {MakeBuilderApi} from './builder-api-factory.js';
+import {cancellation} from './cancellation.js';
+import {Provisioner, runLocalChecks} from './provisioner.js';
+import {INSTALL_BUILDX_ALTERNATIVE} from './step-buildx.js';
+import {injectedDeps, type StepDeps} from './step-deps.js';
+import {buildSummaryEnabled} from './summary-env.js';
 
 /** One buildx node of the builder a build runs on. */
 export interface BuildNode {
@@ -58,6 +54,8 @@ export interface RemoteBuildInputNames {
 export interface RemoteBuildOpts<P, R> {
   io: ActionIO;
   buildx: Buildx;
+  /** How the local checks' `docker buildx version` advises when buildx is missing (LocalChecks.buildx). */
+  buildxCheck?: {fix?: string; alternative?: string};
   /** The `builder` input: when set, the build runs on that builder and nothing is assigned. */
   builder: string;
   /** Profiles to assign from, in order (unused with `builder`). */
@@ -67,14 +65,14 @@ export interface RemoteBuildOpts<P, R> {
   /** Required unless `builder` is set. */
   credentials?: Credentials;
   inputNames: RemoteBuildInputNames;
-  /** Builds the API client; default ApiClient. */
-  makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
+  /** Builds the API client; default createBuilderApiClient with the extended assignment limit. */
+  makeApi?: MakeBuilderApi;
   clock?: Clock;
   probe?: TlsProbe;
   schedule?: PollSchedule;
   /** Aborted on SIGINT/SIGTERM. */
   signal?: AbortSignal;
-  /** Name of the buildx builder to create; default `remote-builder-<random>`. */
+  /** Name of the buildx builder to create; default newBuilderName(). */
   builderName?: string;
   /**
    * When no remote builder can be had for service reasons (5xx, no answer, never ready, failed; never for
@@ -87,11 +85,11 @@ export interface RemoteBuildOpts<P, R> {
   /** The docker CLI for the local fallback builder; default `docker`. */
   docker?: string;
   /**
-   * Local work (buildx version, argv checks, the bake definition, …), done before anything is assigned: a
-   * missing buildx or a bad bake file must cost nothing. Runs once, also when the build falls back to a local
-   * builder (so its warnings print once).
+   * Local work (argv checks, the bake definition, …) after `docker buildx version` (its argument), done in
+   * the local checks' log group before anything is assigned: a missing buildx or a bad bake file must cost
+   * nothing. Runs once, also when the build falls back to a local builder (so its warnings print once).
    */
-  prepare: () => Promise<P>;
+  prepare: (buildxVersion: string) => Promise<P>;
   /**
    * The build itself, on a ready builder; runs again on a retry. It must use `ctx.signal` (aborted on
    * cancellation and when a builder is lost), call `ctx.reportRun` once its command ran, and throw a
@@ -117,9 +115,6 @@ export interface RemoteBuildOutputs {
   cacheRatio: string;
 }
 
-/** Time allowed for tearing down in main after a cancellation: the runner kills the step 10 s after SIGINT. */
-const CANCEL_TEARDOWN_MS = 5000;
-
 /**
  * Runs one build step on a remote builder. Without `builder`: runs `prepare` (local checks; nothing is
  * billed if they fail), assigns and waits for the builders (buildx remote driver, never the default
@@ -134,63 +129,45 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
   const {io} = opts;
   const credentials = opts.credentials;
   if (!credentials) throw new Error('runRemoteBuild: credentials are required to assign a builder');
-  const api = opts.makeApi
-    ? opts.makeApi(opts.apiUrl, credentials.token)
-    : createBuilderApiClient({
-        apiUrl: opts.apiUrl,
-        token: credentials.token,
-        env: io.env,
-        logger: io.logger,
-        assignTimeoutMs: opts.timeoutMs + DEFAULT_IN_FLIGHT_GRACE_MS + 1000
-      });
-  const builderName = opts.builderName ?? `remote-builder-${randomBytes(4).toString('hex')}`;
+  // Local checks first: a missing buildx or a bad bake file costs nothing.
+  const {more: prepared} = await runLocalChecks(
+    {logger: io.logger, buildx: opts.buildx, signal: opts.signal},
+    {buildx: opts.buildxCheck ?? {}, more: version => opts.prepare(version as string)}
+  );
+  const recorder = new RunRecorder({
+    action: opts.report?.action ?? 'build-push',
+    state: io.state,
+    summary: buildSummaryEnabled(io),
+    secrets: [credentials.token],
+    ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
+  });
+  const provisioner = new Provisioner({
+    apiUrl: opts.apiUrl,
+    token: credentials.token,
+    state: io.state,
+    logger: io.logger,
+    buildx: opts.buildx,
+    timeoutMs: opts.timeoutMs,
+    timeoutName: opts.inputNames.timeout,
+    env: io.env,
+    certRoot: io.env['RUNNER_TEMP'],
+    recorder,
+    ...(opts.makeApi ? {makeApi: opts.makeApi} : {}),
+    ...(opts.builderName ? {builderName: opts.builderName} : {}),
+    ...(opts.clock ? {clock: opts.clock} : {}),
+    ...(opts.probe ? {probe: opts.probe} : {}),
+    ...(opts.schedule ? {schedule: opts.schedule} : {}),
+    ...(opts.signal ? {signal: opts.signal} : {})
+  });
+  const {lifecycle} = provisioner;
   try {
-    // Local checks first, in parallel with nothing that bills: a missing buildx or a bad bake file costs nothing.
-    let prepared: P;
-    try {
-      prepared = await opts.prepare();
-    } catch (e) {
-      throw opts.signal?.aborted ? cancellation(opts.signal, 'while preparing the build') : e;
-    }
-    const recorder = new RunRecorder({
-      action: opts.report?.action ?? 'build-push',
-      state: io.state,
-      summary: buildSummaryEnabled(io),
-      secrets: [credentials.token],
-      ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
-    });
-    const lifecycle = new BuilderLifecycle({
-      api,
-      apiUrl: opts.apiUrl,
-      state: io.state,
-      logger: io.logger,
-      buildx: opts.buildx,
-      certRoot: io.env['RUNNER_TEMP'],
-      builderName,
-      recorder,
-      ...(opts.clock ? {clock: opts.clock} : {}),
-      ...(opts.probe ? {probe: opts.probe} : {}),
-      ...(opts.schedule ? {schedule: opts.schedule} : {})
-    });
-    const provisioning = lifecycle.provision({
-      profiles: opts.profiles,
-      timeoutMs: opts.timeoutMs,
-      setupBuildx: true,
-      use: false,
-      ...(opts.signal ? {signal: opts.signal} : {})
-    });
-
     let builder: ProvisionedBuilder;
     try {
-      builder = await provisioning;
-    } catch (e) {
-      const explained = explainTimeout(e, opts.timeoutMs, opts.inputNames.timeout);
-      const why = opts.fallback === 'local' && !opts.signal?.aborted ? fallbackReason(e) : undefined;
+      builder = await provisioner.provision({profiles: opts.profiles, setupBuildx: true, use: false});
+    } catch (explained) {
+      const why = opts.fallback === 'local' && !opts.signal?.aborted ? fallbackReason(explained) : undefined;
       if (why === undefined) {
-        recorder.finish(
-          opts.signal?.aborted ? 'cancelled' : e instanceof BuilderTimeoutError ? 'timeout' : 'failure',
-          explained
-        );
+        provisioner.recordFailure(explained);
         throw explained;
       }
       recorder.phase('local fallback');
@@ -208,7 +185,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
     try {
       const done = await runBuildAttempts<BuildTarget, R>({
         retries: opts.retries ?? 0,
-        api,
+        api: provisioner.api,
         probe: lifecycle.tlsProbe,
         logger: io.logger,
         ...(opts.signal ? {signal: opts.signal} : {}),
@@ -220,36 +197,31 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
         },
         replace: async why => {
           // The lost builders go first (billing stops), then new ones within what is left of the timeout.
-          await tearDownNow(lifecycle, io, opts.signal, `after: ${why}`);
+          await provisioner.release(`after: ${why}`);
           const left = opts.timeoutMs - timeToReadyMs;
           if (left <= 0) {
             throw new Error(
               `No time is left of "${opts.inputNames.timeout}" (${opts.timeoutMs} ms, spent waiting for builders) to get a new builder: raise it to allow a replacement`
             );
           }
-          try {
-            builder = await lifecycle.provision({
-              profiles: opts.profiles,
-              timeoutMs: left,
-              setupBuildx: true,
-              use: false,
-              ...(opts.signal ? {signal: opts.signal} : {})
-            });
-          } catch (e) {
-            throw explainTimeout(e, left, opts.inputNames.timeout);
-          }
+          builder = await provisioner.provision({
+            profiles: opts.profiles,
+            setupBuildx: true,
+            use: false,
+            timeoutMs: left
+          });
           timeToReadyMs += builder.timeToReadyMs;
           return {ready: builder.ready, target: targetOf(builder, lifecycle.bootstrapOutput)};
         },
         onAttempt: a => recorder.attempt(a)
       });
       // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
-      await tearDownNow(lifecycle, io, opts.signal, 'after the build; billing stopped');
+      await provisioner.release('after the build; billing stopped');
       setBuildOutputs(io, opts.outputs, {attempts: done.attempts, timeToReadyMs, cache: done.cache});
       recorder.finish('success');
       return done.result;
     } catch (e) {
-      const report = await tearDownNow(lifecycle, io, opts.signal, 'after the failure');
+      const report = await provisioner.release('after the failure');
       const attempts = e instanceof BuildAttemptsError ? e.attempts : recorder.record.attempts.length;
       setBuildOutputs(io, opts.outputs, {attempts, timeToReadyMs});
       // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
@@ -263,7 +235,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       throw e;
     }
   } finally {
-    api.close();
+    provisioner.close();
   }
 }
 
@@ -318,12 +290,12 @@ async function onLocalFallback<P, R>(
 
 async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
   const {io, builder, inputNames} = opts;
-  if (io.getInput(inputNames.profileName) !== '') {
-    io.logger.info(
-      `Input "${inputNames.builder}" is set: building on "${builder}"; "${inputNames.profileName}" is not used`
-    );
-  }
-  const prepared = await opts.prepare();
+  const profiles = io.getInput(inputNames.profileName);
+  if (profiles !== '') io.logger.warning(builderOverridesProfile(inputNames, builder, profiles));
+  const {more: prepared} = await runLocalChecks(
+    {logger: io.logger, buildx: opts.buildx, signal: opts.signal},
+    {buildx: opts.buildxCheck ?? {}, more: version => opts.prepare(version as string)}
+  );
   const output = await io.logger.group(`Builder "${builder}"`, async () => {
     try {
       return await opts.buildx.bootstrap(builder, {signal: opts.signal, timeoutMs: 120000});
@@ -344,6 +316,20 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
       nodes: inspect.nodes.map(n => ({builder, node: n.name, platforms: n.platforms}))
     },
     singleAttempt(opts.signal)
+  );
+}
+
+/**
+ * The migration trap (issue 15 §7a): a workflow that kept docker's `builder: ${{ steps.buildx.outputs.name }}`
+ * next to `profile-name` would build on that local builder without a word. Says which builder is used, that
+ * nothing is assigned, and what to remove.
+ */
+export function builderOverridesProfile(names: RemoteBuildInputNames, builder: string, profiles: string): string {
+  return (
+    `Both "${names.builder}" and "${names.profileName}" are set: the build runs on builder "${builder}" (the "${names.builder}" input) ` +
+    `and NO remote builder is assigned from "${names.profileName}" (${profiles}). If "${builder}" is a local builder ` +
+    `(e.g. "${names.builder}: \${{ steps.buildx.outputs.name }}" kept from docker/setup-buildx-action), this build is not remote: ` +
+    `remove the "${names.builder}" input to build on a remote builder from "${names.profileName}", or remove "${names.profileName}" to keep building on "${builder}"`
   );
 }
 
@@ -386,81 +372,44 @@ function setBuildOutputs(
   }
 }
 
-/** What a builder lacks for the requested platforms, and how to fix it. */
-export interface PlatformShortfall {
-  /** Requested architectures no node offers, in request order. */
-  missing: string[];
-  /** What the nodes offer, e.g. "amd64, 386". */
-  has: string;
-  /** The fix, e.g. `enable arm64 on builder profile "p" in the web UI`. */
-  fix: string;
-}
-
-/** Union of the platforms the target's nodes report; [] when none reports any. */
-export function offeredPlatforms(target: Pick<BuildTarget, 'nodes'>): string[] {
-  return unionPlatforms(target.nodes.map(n => n.platforms));
-}
+/** Everything runRemoteBuild needs but the action's own `prepare` and `build`. */
+export type RemoteBuildSetup = Omit<RemoteBuildOpts<unknown, unknown>, 'prepare' | 'build'>;
 
 /**
- * The architectures of `requested` that no node of the target offers (spec §1 rule 4, §7: such a build
- * fails with "exec format error"); undefined when nothing is missing or the nodes report no platforms.
+ * The runRemoteBuild options of a build action (build-push, bake) from its deps and its parsed provisioning
+ * inputs: the same input and output names, report, fallback and retries in both.
  */
-export function platformShortfall(
-  target: Pick<BuildTarget, 'nodes' | 'profile' | 'fallback'>,
-  requested: string[]
-): PlatformShortfall | undefined {
-  const offered = offeredPlatforms(target);
-  const missing = missingArchitectures(requested, offered);
-  if (missing.length === 0) return undefined;
-  const archs = missing.join(' and ');
-  const fix =
-    target.fallback !== undefined
-      ? `install QEMU for ${archs} on the runner (docker/setup-qemu-action) so the local fallback builder can emulate it`
-      : target.profile !== undefined
-        ? `enable ${archs} on builder profile "${target.profile}" in the web UI`
-        : `use a builder with a ${archs} node (e.g. made by the configure action from a profile with ${archs} enabled)`;
-  return {missing, has: [...offeredArchitectures(offered)].join(', '), fix};
-}
-
-/** `docker buildx version`, logged; fails with the fix when docker or buildx is missing. */
-export async function requireBuildx(
-  buildx: Buildx,
-  io: Pick<ActionIO, 'logger'>,
-  signal?: AbortSignal
-): Promise<string> {
-  let version: string;
-  try {
-    version = await buildx.version({signal});
-  } catch (e) {
-    throw new Error(
-      `Docker buildx is required (${errorMessage(e)}): run on a runner with the Docker CLI and buildx, or set them up with docker/setup-buildx-action`,
-      {cause: e}
-    );
-  }
-  io.logger.info(`docker buildx ${version}`);
-  return version;
-}
-
-/** A CancelledError naming what stopped the step (e.g. "Cancelled by SIGINT") and where. */
-export function cancellation(signal: AbortSignal | undefined, phase: string): CancelledError {
-  const why = signal?.aborted ? abortReason(signal).message : 'Cancelled';
-  return new CancelledError(`${why} ${phase}`);
-}
-
-/** Tears every assigned builder down now and removes the buildx builder; what fails is left to post. */
-async function tearDownNow(
-  lifecycle: BuilderLifecycle,
-  io: ActionIO,
-  signal: AbortSignal | undefined,
-  why: string
-): Promise<TeardownReport> {
-  const report = await lifecycle.release(
-    // Cancelled: docker took up to KILL_GRACE_MS + PIPE_DRAIN_MS to stop; buildx rm must leave room before the runner's kill.
-    signal?.aborted
-      ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS - KILL_GRACE_MS - PIPE_DRAIN_MS}
-      : {}
-  );
-  const done = [...report.tornDown, ...report.alreadyGone];
-  if (done.length > 0) io.logger.info(`Tore down ${done.join(', ')} ${why}`);
-  return report;
+export function buildStepSetup(
+  deps: StepDeps,
+  inputs: BuildStepInputs,
+  tools: {action: 'build-push' | 'bake'; buildx: Buildx; exec: Exec; docker: string}
+): RemoteBuildSetup {
+  return {
+    io: deps.io,
+    buildx: tools.buildx,
+    // The runner's buildx missing: installing one with buildx-version is the other way out.
+    buildxCheck: inputs['buildx-version'].kind === 'runner' ? {alternative: INSTALL_BUILDX_ALTERNATIVE} : {},
+    builder: inputs.builder,
+    profiles: inputs['profile-name'],
+    timeoutMs: inputs.timeout,
+    apiUrl: inputs['api-url'],
+    ...(inputs.credentials ? {credentials: inputs.credentials} : {}),
+    inputNames: {
+      builder: BuildStepInput.Builder,
+      profileName: BuildStepInput.ProfileName,
+      timeout: BuildStepInput.Timeout
+    },
+    ...injectedDeps(deps),
+    fallback: inputs.fallback,
+    retries: inputs.retries,
+    report: {action: tools.action, ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
+    outputs: {
+      attempts: BuildStepOutput.Attempts,
+      timeToReady: BuildStepOutput.TimeToReady,
+      cachedSteps: BuildStepOutput.CachedSteps,
+      cacheRatio: BuildStepOutput.CacheRatio
+    },
+    exec: tools.exec,
+    docker: tools.docker
+  };
 }

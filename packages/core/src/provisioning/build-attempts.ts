@@ -8,8 +8,8 @@ import type {ReadyBuilder} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
 import type {Logger} from '../logger.js';
 import type {AttemptRecord} from '../report/run-record.js';
-import {classifyBuildFailure, type BuildFailureClass} from './build-failure.js';
-import {parseCacheReport, type CacheReport} from './cache-report.js';
+import {classifyBuildFailure, type BuildFailureClass} from '../docker/build-failure.js';
+import {parseCacheReport, type CacheReport} from '../docker/cache-report.js';
 
 /** A build command (docker buildx build/bake) that ran and failed: its output is what classifies it. */
 export class BuildCommandError extends Error {

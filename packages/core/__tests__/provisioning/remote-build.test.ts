@@ -3,14 +3,10 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
-import {
-  cancellation,
-  platformShortfall,
-  requireBuildx,
-  runRemoteBuild,
-  type BuildTarget,
-  type RemoteBuildOpts
-} from '../../src/docker/remote-build.js';
+import {runRemoteBuild, type BuildTarget, type RemoteBuildOpts} from '../../src/provisioning/remote-build.js';
+import {cancellation} from '../../src/provisioning/cancellation.js';
+import {requireBuildx} from '../../src/provisioning/local-checks.js';
+import {platformShortfall} from '../../src/provisioning/platform-shortfall.js';
 import type {PollSchedule} from '../../src/lifecycle/readiness.js';
 import {loadBuilderState} from '../../src/state.js';
 import {FakeActionIO} from '../fakes/fake-action-io.js';
@@ -20,6 +16,7 @@ import {FakeExec, subcommand} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 
 const schedule: PollSchedule = {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400};
+const VERSION = 'github.com/docker/buildx v0.13.1 abc\n';
 const INSPECT = 'Name: rb\nDriver: remote\n\nName: b1\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*\n';
 
 let root: string;
@@ -36,6 +33,7 @@ function harness(inputs: Record<string, string> = {}) {
   const io = new FakeActionIO(inputs, {RUNNER_TEMP: root});
   const exec = new FakeExec(c => {
     events.push(`docker:${subcommand(c.args)}`);
+    if (subcommand(c.args) === 'version') return {stdout: VERSION};
     return subcommand(c.args) === 'inspect' ? {stdout: INSPECT} : {};
   });
   let closed = 0;
@@ -84,7 +82,8 @@ describe('runRemoteBuild on an assigned builder', () => {
       })
     );
     expect(res).toBe('built');
-    expect(h.events.slice(0, 2)).toEqual(['prepare', 'assign:amd']);
+    // The local checks (buildx version, then the action's own) come before the assignment.
+    expect(h.events.slice(0, 3)).toEqual(['docker:version', 'prepare', 'assign:amd']);
     expect(h.events.slice(-3)).toEqual(['build:prepared', 'teardown:b1', 'docker:rm']);
     expect(seen).toMatchObject({
       name: 'rb',
@@ -110,7 +109,8 @@ describe('runRemoteBuild on an assigned builder', () => {
     expect((err as Error).message).toBe('no buildx');
     expect(h.api.assignCalls).toEqual([]);
     expect(h.api.teardownCalls).toEqual([]);
-    expect(h.closed()).toBe(1);
+    // Not even an API client is made before the local checks pass.
+    expect(h.closed()).toBe(0);
   });
 
   test('a failing build tears down before the error propagates', async () => {
@@ -131,7 +131,7 @@ describe('runRemoteBuild on an assigned builder', () => {
 });
 
 describe('runRemoteBuild on a shared builder', () => {
-  test('nothing is assigned; the builder is inspected; a profile-name is reported unused', async () => {
+  test('nothing is assigned; the builder is inspected; a profile-name next to it is warned about (the migration trap)', async () => {
     const h = harness({'profile-name': 'p'});
     let seen: BuildTarget | undefined;
     await runRemoteBuild(
@@ -144,17 +144,29 @@ describe('runRemoteBuild on a shared builder', () => {
       })
     );
     expect(h.api.assignCalls).toEqual([]);
-    expect(h.exec.argvs).toEqual([['buildx', 'inspect', '--bootstrap', '--builder', 'shared']]);
+    expect(h.exec.argvs).toEqual([
+      ['buildx', 'version'],
+      ['buildx', 'inspect', '--bootstrap', '--builder', 'shared']
+    ]);
     expect(seen?.nodes).toEqual([{builder: 'shared', node: 'b1', platforms: ['linux/amd64']}]);
     expect(seen?.profile).toBeUndefined();
-    expect(h.io.logger.messages('info')).toContain(
-      'Input "builder" is set: building on "shared"; "profile-name" is not used'
-    );
+    const [warning, ...others] = h.io.logger.messages('warning');
+    expect(others).toEqual([]);
+    expect(warning).toContain('Both "builder" and "profile-name" are set: the build runs on builder "shared"');
+    expect(warning).toContain('NO remote builder is assigned from "profile-name" (p)');
+    expect(warning).toContain('remove the "builder" input to build on a remote builder from "profile-name"');
+  });
+
+  test('no warning when only "builder" is set', async () => {
+    const h = harness();
+    await runRemoteBuild(h.opts({builder: 'shared', credentials: undefined}));
+    expect(h.io.logger.messages('warning')).toEqual([]);
   });
 
   test('an unknown builder: the error names the input and the fix', async () => {
     const h = harness();
-    h.exec.handler = () => ({exitCode: 1, stderr: 'ERROR: no builder "nope" found\n'});
+    h.exec.handler = c =>
+      subcommand(c.args) === 'version' ? {stdout: VERSION} : {exitCode: 1, stderr: 'ERROR: no builder "nope" found\n'};
     await expect(runRemoteBuild(h.opts({builder: 'nope', credentials: undefined}))).rejects.toThrow(
       /^Input "builder": .*no builder "nope" found\. Create the builder in an earlier step .* or leave "builder" empty to assign one from "profile-name"$/
     );
@@ -183,7 +195,7 @@ describe('requireBuildx and cancellation', () => {
     const io = new FakeActionIO();
     const buildx = new Buildx({exec: new FakeExec(() => ({exitCode: 127, stderr: 'docker: not found'}))});
     await expect(requireBuildx(buildx, io)).rejects.toThrow(
-      /^Docker buildx is required \(docker buildx is not available: docker: not found\): run on a runner with the Docker CLI and buildx/
+      /^docker buildx is not available: .*docker: not found.*: check or reinstall the buildx plugin on the runner/
     );
   });
 

@@ -1,6 +1,6 @@
 import type {ActionIO} from './action-io.js';
-import {errorMessage} from './errors.js';
-import {CancelledError} from './lifecycle/cancelled-error.js';
+import {errorMessage} from '../errors.js';
+import {CancelledError} from '../lifecycle/cancelled-error.js';
 
 export interface RunStepOpts {
   /** Where signals come from; default `process`. */

@@ -1,7 +1,7 @@
 import {describe, expect, test} from '@jest/globals';
-import {CancelledError} from '../src/lifecycle/cancelled-error.js';
-import {runStep} from '../src/run-step.js';
-import {FakeActionIO, FakeSignals} from './fakes/fake-action-io.js';
+import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
+import {runStep} from '../../src/provisioning/run-step.js';
+import {FakeActionIO, FakeSignals} from '../fakes/fake-action-io.js';
 
 function harness() {
   const io = new FakeActionIO();

@@ -1,5 +1,5 @@
-import type {Logger} from './logger.js';
-import type {StateStore} from './state.js';
+import type {Logger} from '../logger.js';
+import type {StateStore} from '../state.js';
 
 /** A job summary: a heading, a table (first row is the header) and notes. */
 export interface JobSummary {

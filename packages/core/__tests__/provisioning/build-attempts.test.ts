@@ -6,7 +6,7 @@ import {
   type AttemptBuilders,
   type BuildAttemptsOpts,
   type BuildContext
-} from '../../src/docker/build-attempts.js';
+} from '../../src/provisioning/build-attempts.js';
 import {abortReason} from '../../src/clock.js';
 import {parseBuilderEndpoint} from '../../src/lifecycle/builder-endpoint.js';
 import {CancelledError} from '../../src/lifecycle/cancelled-error.js';

@@ -5,7 +5,7 @@ import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
 import {createCertDir, writeBuilderCerts} from '../../src/certs/cert-store.js';
 import {InputError} from '../../src/errors.js';
-import {postCleanup, type PostCleanupOpts} from '../../src/lifecycle/post-cleanup.js';
+import {postCleanup, type PostCleanupOpts} from '../../src/provisioning/post-cleanup.js';
 import {loadBuilderState, MemoryStateStore, saveBuilderState, State, type BuilderState} from '../../src/state.js';
 import {FakeBuilderApi, hangUntilAborted, httpError} from '../fakes/fake-builder-api.js';
 import {FakeExec, subcommand} from '../fakes/fake-exec.js';

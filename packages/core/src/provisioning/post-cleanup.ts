@@ -1,13 +1,13 @@
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
-import type {ActionIO} from '../action-io.js';
-import {ApiClient} from '../api/api-client.js';
+import type {ActionIO} from './action-io.js';
+import {BuildersClient} from '../api/builders-client.js';
 import {resolveCredentials, resolveTeardownTimeoutMs} from '../inputs.js';
 import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
-import type {BuilderApi} from './builder-api.js';
-import {teardownBuilders, type TeardownReport} from './teardown.js';
+import type {BuilderApi} from '../lifecycle/builder-api.js';
+import {teardownBuilders, type TeardownReport} from '../lifecycle/teardown.js';
 import {closeRun, loadRun} from '../report/run-recorder.js';
 import {renderRunReport} from '../report/run-report.js';
 
@@ -21,6 +21,8 @@ export interface PostCleanupOpts {
   rmTimeoutMs?: number;
   /** Bound on the whole teardown. */
   teardownTimeoutMs?: number;
+  /** What assigned the builders, in messages (default "main", the actions' main step; the CLI: "builder up"). */
+  assignedBy?: string;
 }
 
 export interface PostCleanupResult {
@@ -63,16 +65,17 @@ async function removeBuildx(opts: PostCleanupOpts, name: string, created: boolea
  */
 export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupResult> {
   const {logger} = opts;
+  const by = opts.assignedBy ?? 'main';
   const empty: TeardownReport = {tornDown: [], alreadyGone: [], failed: []};
   let state;
   try {
     state = loadBuilderState(opts.state);
   } catch (e) {
-    logger.warning(`Cannot read the state main saved (${errorMessage(e)}); nothing can be cleaned up from here`);
+    logger.warning(`Cannot read the state ${by} saved (${errorMessage(e)}); nothing can be cleaned up from here`);
     return {hadState: false, teardown: empty, maybeBilled: []};
   }
   if (!state) {
-    logger.info('Nothing to clean up: main assigned no builder.');
+    logger.info(`Nothing to clean up: ${by} assigned no builder.`);
     return {hadState: false, teardown: empty, maybeBilled: []};
   }
   const current = state;
@@ -92,7 +95,7 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
     ]);
     if (pending.length === 0) {
       logger.info(
-        current.builderIds.length > 0 ? 'Every builder was already torn down by main.' : 'No builder was assigned.'
+        current.builderIds.length > 0 ? `Every builder was already torn down by ${by}.` : 'No builder was assigned.'
       );
     }
     return report;
@@ -146,7 +149,7 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
       makeApi: apiUrl => {
         const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);
         io.logger.setSecret(token);
-        const api = (opts.makeApi ?? ((url, t) => new ApiClient({baseUrl: url, token: t})))(apiUrl, token);
+        const api = (opts.makeApi ?? ((url, t) => new BuildersClient({baseUrl: url, token: t})))(apiUrl, token);
         clients.push(api);
         return api;
       }

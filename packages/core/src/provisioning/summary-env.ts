@@ -1,5 +1,5 @@
-import type {ActionIO} from '../action-io.js';
-import {parseDockerBool} from './input-list.js';
+import type {ActionIO} from './action-io.js';
+import {parseDockerBool} from '../docker/input-list.js';
 
 /**
  * Whether to write the job summary. DOCKER_BUILD_SUMMARY=false turns it off (and the deprecated

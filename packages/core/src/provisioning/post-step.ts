@@ -1,0 +1,57 @@
+import {existsSync, rmSync} from 'node:fs';
+import {errorMessage} from '../errors.js';
+import {removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
+import {defaultMakeBuilderApi} from './builder-api-factory.js';
+import {postStepCleanup, type PostCleanupResult} from './post-cleanup.js';
+import {installedDockerConfig, removeInstalledBuildx} from './step-buildx.js';
+import {stepBuildx, type StepDeps} from './step-deps.js';
+
+/** Names of what the post step reads; the last two only for the build steps. */
+export interface PostStepNames {
+  /** The action's api-key input (read again: the key is never saved in state). */
+  apiKeyInput: string;
+  /** The action's `builder` input: set, the build ran on a builder this step did not create. */
+  builderInput?: string;
+  /** State key under which main saved its private build folder. */
+  tmpDirState?: string;
+}
+
+/**
+ * The post step of every action (configure, build-push, bake): remove the build's private folder if main
+ * could not, remove a local fallback builder main left, then buildx rm, the certificates, and tear down every
+ * builder main assigned and did not tear down; writes the run's job summary; last, removes the buildx main
+ * installed (`buildx-version`), which ran those docker calls. Never fails the job.
+ */
+export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise<PostCleanupResult> {
+  const {io} = deps;
+  const tmpDir = names.tmpDirState ? io.state.get(names.tmpDirState) : undefined;
+  if (tmpDir && existsSync(tmpDir)) {
+    try {
+      rmSync(tmpDir, {recursive: true, force: true});
+      io.logger.info(`Removed ${tmpDir}`);
+    } catch (e) {
+      io.logger.warning(`Failed to remove ${tmpDir}: ${errorMessage(e)}`);
+    }
+  }
+  const builder = names.builderInput ? io.getInput(names.builderInput) : '';
+  if (builder !== '') {
+    io.logger.info(
+      `The build ran on builder "${builder}" (builder input), which this step did not create: nothing to tear down.`
+    );
+  }
+  // The buildx main installed (buildx-version) removes what main created with it, then goes.
+  const installed = installedDockerConfig(io);
+  const buildx = stepBuildx(deps, installed ? {DOCKER_CONFIG: installed} : {});
+  try {
+    // A local fallback builder main could not remove (killed, or its removal failed).
+    await removeLocalFallbackBuilder({buildx, logger: io.logger, state: io.state});
+    return await postStepCleanup({
+      io,
+      apiKeyInput: names.apiKeyInput,
+      makeApi: deps.makeApi ?? defaultMakeBuilderApi({env: io.env, logger: io.logger}),
+      buildx
+    });
+  } finally {
+    if (installed) removeInstalledBuildx(io, installed);
+  }
+}

@@ -1,0 +1,215 @@
+import type {Buildx} from '../buildx/buildx.js';
+import type {Clock} from '../clock.js';
+import {KILL_GRACE_MS, PIPE_DRAIN_MS} from '../exec.js';
+import type {ClosableBuilderApi} from '../lifecycle/builder-api-client.js';
+import {BuilderLifecycle, type ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import {CancelledError} from '../lifecycle/cancelled-error.js';
+import {BuilderTimeoutError, explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
+import type {TeardownReport} from '../lifecycle/teardown.js';
+import type {TlsProbe} from '../lifecycle/tls-probe.js';
+import type {Logger} from '../logger.js';
+import type {RunRecorder} from '../report/run-recorder.js';
+import type {StateStore} from '../state.js';
+import {defaultMakeBuilderApi, type MakeBuilderApi} from './builder-api-factory.js';
+import {newBuilderName} from './builder-name.js';
+import {cancellation} from './cancellation.js';
+import {checkPlatformNames, requireBuildx, requireCommand, type RequireCommandOpts} from './local-checks.js';
+import {platformShortfall} from './platform-shortfall.js';
+
+/** Title of the log group of the checks done before anything is assigned. */
+export const LOCAL_CHECKS_GROUP = 'Checking locally before assigning (nothing is billed yet)';
+
+/** Time allowed for tearing down after a cancellation: the runner kills the step 10 s after SIGINT. */
+const CANCEL_TEARDOWN_MS = 5000;
+
+export interface ProvisionerOpts {
+  apiUrl: string;
+  token: string;
+  /** Where the lifecycle saves what it assigned (the step's state, the CLI's state file). */
+  state: StateStore;
+  logger: Logger;
+  buildx: Buildx;
+  /** Per profile: assignment → ready must fit in this many ms. */
+  timeoutMs: number;
+  /** The input or flag that sets `timeoutMs` (`timeout`, `--timeout`), named in the timeout hint. */
+  timeoutName: string;
+  /** Read by the default API factory (REMOTE_BUILDER_REQUEST_TIMEOUT_MS, proxies); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Builds the API client; default createBuilderApiClient with the assignment limit of `timeoutMs`. */
+  makeApi?: MakeBuilderApi;
+  /** Where the certificate folder is made (RUNNER_TEMP, the CLI's --cert-dir). */
+  certRoot?: string;
+  /** buildx builder name; default newBuilderName(). */
+  builderName?: string;
+  clock?: Clock;
+  probe?: TlsProbe;
+  schedule?: PollSchedule;
+  /** Told of every phase and the outcome, for the job summary. */
+  recorder?: RunRecorder;
+  /** Cancellation (SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+  /** What will retry a failed teardown, in messages (default: the actions' post step). */
+  retryHint?: string;
+}
+
+/** What to check before assigning; each part is skipped when not given. */
+export interface LocalChecks<T> {
+  /**
+   * `docker buildx version`; `fix` is a note that ends the message when buildx is missing (e.g. "nothing was assigned"), `alternative` is one
+   * more way out (see BuildxUnavailableError), e.g. INSTALL_BUILDX_ALTERNATIVE.
+   */
+  buildx?: {fix?: string; alternative?: string};
+  /** Requested platforms, checked for form (the builders' platforms are checked once they are ready). */
+  platforms?: {values: string[]; name: string};
+  /** A command to run with the builder: it must be found (CLI `builder run`). */
+  command?: {name: string} & RequireCommandOpts;
+  /** The caller's own local work (argv gates, the bake definition, …). */
+  more?: (buildxVersion: string | undefined) => Promise<T>;
+}
+
+export interface LocalCheckResult<T> {
+  /** undefined when buildx was not checked. */
+  buildxVersion?: string;
+  more: T;
+}
+
+/**
+ * Provisioner is the one flow every action and the CLI drive: local checks (nothing billed if they fail) →
+ * assign → wait → certificates + buildx → (the caller's build or later steps) → release. It owns the API
+ * client (with the extended assignment limit), the builder name, the timeout hint and the run record's
+ * outcome of provisioning; each phase logs in its own group.
+ */
+export class Provisioner {
+  readonly api: ClosableBuilderApi;
+  readonly lifecycle: BuilderLifecycle;
+  readonly builderName: string;
+  readonly #opts: ProvisionerOpts;
+
+  constructor(opts: ProvisionerOpts) {
+    this.#opts = opts;
+    const make =
+      opts.makeApi ??
+      defaultMakeBuilderApi({env: opts.env ?? process.env, logger: opts.logger, timeoutMs: opts.timeoutMs});
+    this.api = make(opts.apiUrl, opts.token);
+    this.builderName = opts.builderName ?? newBuilderName();
+    this.lifecycle = new BuilderLifecycle({
+      api: this.api,
+      apiUrl: opts.apiUrl,
+      state: opts.state,
+      logger: opts.logger,
+      buildx: opts.buildx,
+      builderName: this.builderName,
+      ...(opts.certRoot !== undefined ? {certRoot: opts.certRoot} : {}),
+      ...(opts.recorder ? {recorder: opts.recorder} : {}),
+      ...(opts.clock ? {clock: opts.clock} : {}),
+      ...(opts.probe ? {probe: opts.probe} : {}),
+      ...(opts.schedule ? {schedule: opts.schedule} : {}),
+      ...(opts.retryHint !== undefined ? {retryHint: opts.retryHint} : {})
+    });
+  }
+
+  /** Runs the local checks in their own log group; the first that fails ends provisioning before any assignment. */
+  checkLocal<T = undefined>(checks: LocalChecks<T>): Promise<LocalCheckResult<T>> {
+    return runLocalChecks({logger: this.#opts.logger, buildx: this.#opts.buildx, signal: this.#opts.signal}, checks);
+  }
+
+  /**
+   * Assigns and readies builders from `profiles`, in order. A failure has already torn down what was
+   * assigned; a timeout is explained (which setting to raise, or why raising it would not help).
+   */
+  async provision(opts: {
+    profiles: string[];
+    setupBuildx: boolean;
+    use: boolean;
+    timeoutMs?: number;
+  }): Promise<ProvisionedBuilder> {
+    const timeoutMs = opts.timeoutMs ?? this.#opts.timeoutMs;
+    try {
+      return await this.lifecycle.provision({
+        profiles: opts.profiles,
+        timeoutMs,
+        setupBuildx: opts.setupBuildx,
+        use: opts.use,
+        ...(this.#opts.signal ? {signal: this.#opts.signal} : {})
+      });
+    } catch (e) {
+      throw explainTimeout(e, timeoutMs, this.#opts.timeoutName);
+    }
+  }
+
+  /** Records the end of a run that failed or was cancelled (no-op without a recorder). */
+  recordFailure(e: unknown): void {
+    const outcome =
+      this.#opts.signal?.aborted || e instanceof CancelledError ? 'cancelled' : isTimeout(e) ? 'timeout' : 'failure';
+    this.#opts.recorder?.finish(outcome, e);
+  }
+
+  /**
+   * Fails when `requested` asks for an architecture no node of the ready builder offers (the actions'
+   * guard); warns and passes when the service did not say which platforms the builders run.
+   */
+  checkOffered(builder: ProvisionedBuilder, requested: string[], name: string): void {
+    if (requested.length === 0) return;
+    if (builder.platforms.length === 0) {
+      this.#opts.logger.warning(`The service did not say which platforms the builders run: cannot check ${name}`);
+      return;
+    }
+    const short = platformShortfall({nodes: builder.nodes, profile: builder.profile}, requested);
+    if (!short) return;
+    throw new Error(
+      `${name} asks for ${short.missing.join(', ')}, but no node of builder "${builder.name}" offers it (it has ${short.has}); builds for it would fail with "exec format error". Fix: ${short.fix}, or leave it out of ${name}`
+    );
+  }
+
+  /**
+   * Tears every assigned builder down now and removes the buildx builder, in the teardown's own log group;
+   * what fails is warned about and left to the post step (or `builder down`).
+   */
+  async release(why: string): Promise<TeardownReport> {
+    const {logger, signal} = this.#opts;
+    return logger.group('Tearing down the builders', async () => {
+      const report = await this.lifecycle.release(
+        // Cancelled: docker took up to KILL_GRACE_MS + PIPE_DRAIN_MS to stop; buildx rm must leave room before the runner's kill.
+        signal?.aborted
+          ? {teardownTimeoutMs: CANCEL_TEARDOWN_MS, rmTimeoutMs: CANCEL_TEARDOWN_MS - KILL_GRACE_MS - PIPE_DRAIN_MS}
+          : {}
+      );
+      const done = [...report.tornDown, ...report.alreadyGone];
+      if (done.length > 0) logger.info(`Tore down ${done.join(', ')} ${why}`);
+      return report;
+    });
+  }
+
+  /** Releases the API client's sockets. */
+  close(): void {
+    this.api.close();
+  }
+}
+
+/**
+ * The local checks without a provisioner (a step on a builder it did not assign checks the same way).
+ * Cancellation during a check is reported as such, not as the check's failure.
+ */
+export async function runLocalChecks<T = undefined>(
+  env: {logger: Logger; buildx: Buildx; signal?: AbortSignal | undefined},
+  checks: LocalChecks<T>
+): Promise<LocalCheckResult<T>> {
+  const {logger, signal} = env;
+  return logger.group(LOCAL_CHECKS_GROUP, async () => {
+    try {
+      if (checks.platforms) checkPlatformNames(checks.platforms.values, checks.platforms.name);
+      if (checks.command) requireCommand(checks.command.name, checks.command);
+      const buildxVersion = checks.buildx
+        ? await requireBuildx(env.buildx, {logger}, signal, checks.buildx.fix, checks.buildx.alternative)
+        : undefined;
+      const more = (checks.more ? await checks.more(buildxVersion) : undefined) as T;
+      return {...(buildxVersion !== undefined ? {buildxVersion} : {}), more};
+    } catch (e) {
+      throw signal?.aborted && !(e instanceof CancelledError) ? cancellation(signal, 'during the local checks') : e;
+    }
+  });
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof BuilderTimeoutError || (e instanceof Error && e.cause instanceof BuilderTimeoutError);
+}

@@ -58,7 +58,7 @@ describe('stacks list', () => {
   test('a key without the ci and cache scopes: exit 1, the hint names them', async () => {
     const r = await cli(['stacks', 'list'], {...box.env, REMOTE_BUILDER_API_KEY: 'builders-only-key'});
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: Failed to list stacks: HTTP 403: .*"ci" and "cache" scopes/m);
+    expect(r.stderr).toMatch(/^remote-builder: error: Failed to list stacks: HTTP 403: .*"ci" and "cache" scopes/m);
   });
 });
 
@@ -84,7 +84,7 @@ describe('profiles', () => {
     const unknown = await run('profiles', 'reset-cache', 'nope');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe(
-      'error: No builder profile named or with id "nope": see "remote-builder profiles list"\n'
+      'remote-builder: error: No builder profile named or with id "nope": see "remote-builder profiles list"\n'
     );
     const resets = emu.requests().filter(x => x.route === 'cache-reset');
     expect(resets.map(x => x.path)).toEqual([
@@ -164,13 +164,13 @@ describe('images', () => {
     expect(put?.path).toBe(`/api/v1/runner-images/${imageId}`);
     const missing = await run('images', 'update', 'img_nope', '--ami-id', 'x');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^error: Failed to update runner image: HTTP 404/m);
+    expect(missing.stderr).toMatch(/^remote-builder: error: Failed to update runner image: HTTP 404/m);
   });
 
   test('a bad value for a field exits 2 naming the flag', async () => {
     const r = await run('images', 'create', '--alias', '', '--stack-id', 'stk_main');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --alias: must not be empty: the name of the image\n');
+    expect(r.stderr).toBe('remote-builder: error: --alias: must not be empty: the name of the image\n');
   });
 });
 
@@ -264,22 +264,22 @@ describe('runners', () => {
     [
       1,
       ['--name', 'Web'],
-      'error: --name: "Web" is not a runner name: use lowercase letters and hyphens only, e.g. "linux-builders"\n'
+      'remote-builder: error: --name: "Web" is not a runner name: use lowercase letters and hyphens only, e.g. "linux-builders"\n'
     ],
     [
       2,
       ['--name', 'web', '--instance-types', ','],
-      'error: --instance-types (configuration.byoc_sku.instance_types): must not be empty: list machine type names, e.g. ["m5.large"]\n'
+      'remote-builder: error: --instance-types (configuration.byoc_sku.instance_types): must not be empty: list machine type names, e.g. ["m5.large"]\n'
     ],
     [
       3,
       ['--name', 'web', '--provider-id', ''],
-      'error: --provider-id: must not be empty: the id of a stack (see the stacks listing)\n'
+      'remote-builder: error: --provider-id: must not be empty: the id of a stack (see the stacks listing)\n'
     ],
     [
       4,
       ['--name', 'web', '--image', ''],
-      'error: --image (configuration.image): must not be empty: the id of a runner image\n'
+      'remote-builder: error: --image (configuration.image): must not be empty: the id of a runner image\n'
     ]
   ])('%d: client-side validation exits 2 naming the flag', async (_n, extra, stderr) => {
     const before = emu.requests().length;

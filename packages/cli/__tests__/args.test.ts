@@ -35,7 +35,9 @@ describe('parseCommandArgs', () => {
     [2, ['--name=a', 'x'], {name: 'a'}, ['x'], undefined],
     [3, ['--yes', '--', 'cmd', '--name', 'b'], {yes: true}, [], ['cmd', '--name', 'b']],
     [4, ['p', '--', '--'], {}, ['p'], ['--']],
-    [5, ['--name', ''], {name: ''}, [], undefined]
+    [5, ['--name', ''], {name: ''}, [], undefined],
+    [6, ['--name', '-1'], {name: '-1'}, [], undefined],
+    [7, ['--name=--yes'], {name: '--yes'}, [], undefined]
   ])('%d: %j', (_n, args, values, pos, after) => {
     const parsed = parseCommandArgs(args, options, 'x y');
     expect(parsed.values).toEqual(values);
@@ -44,9 +46,17 @@ describe('parseCommandArgs', () => {
   });
 
   test.each<[number, string[], RegExp]>([
-    [1, ['--nope'], /^Unknown option '--nope'$/],
-    [2, ['--name'], /argument missing/],
-    [3, ['--yes=1'], /does not take an argument/]
+    [1, ['--nope'], /^unknown option "--nope" for "x y"$/],
+    [2, ['--name'], /^missing the value of --name$/],
+    [3, ['--yes=1'], /^--yes takes no value \(got "--yes=1"\)$/],
+    [4, ['--nmae', 'a'], /^unknown option "--nmae" for "x y"; did you mean --name\?$/],
+    [5, ['-qy'], /^unknown option "-q" \(in "-qy"\) for "x y"$/],
+    [
+      6,
+      ['--name', '--yes'],
+      /^missing the value of --name \(the next argument, "--yes", is an option; .*--name=--yes\)$/
+    ],
+    [7, ['--name', '--', 'cmd'], /^missing the value of --name \(the next argument, "--", ends the options/]
   ])('%d: %j is a usage error', (_n, args, message) => {
     let error: unknown;
     try {
@@ -85,10 +95,25 @@ describe('value helpers', () => {
     [3, '0', 1, /--n must be a whole number >= 1/],
     [4, '1.5', 0, /whole number/],
     [5, '-1', 0, /whole number/],
-    [6, 'x', 0, /whole number/]
+    [6, 'x', 0, /whole number/],
+    [7, '1e3', 0, /--n must be a whole number >= 0, got "1e3"/]
   ])('%d: wholeNumber(%j, min %d)', (_n, raw, min, expected) => {
     if (typeof expected === 'number') expect(wholeNumber(raw, 'n', 'c', min)).toBe(expected);
     else expect(() => wholeNumber(raw, 'n', 'c', min)).toThrow(expected);
+  });
+
+  test.each<[number, string, number | RegExp]>([
+    [1, '1', 1],
+    [2, '21600000', 21600000],
+    [3, '0', /^--timeout must be a whole number of milliseconds from 1 to 21600000, got "0"$/],
+    [4, '21600001', /from 1 to 21600000, got "21600001"/],
+    [5, '-1', /from 1 to 21600000, got "-1"/],
+    [6, '1e3', /from 1 to 21600000, got "1e3"/],
+    [7, 'abc', /from 1 to 21600000, got "abc"/]
+  ])('%d: wholeNumber(%j) with a range and a unit', (_n, raw, expected) => {
+    const parse = () => wholeNumber(raw, 'timeout', 'c', 1, 21600000, 'milliseconds');
+    if (typeof expected === 'number') expect(parse()).toBe(expected);
+    else expect(parse).toThrow(expected);
   });
 
   test.each<[number, string, number | RegExp]>([

@@ -50,7 +50,7 @@ test('--version, a JSON listing and a usage error', async () => {
 
   const usage = bin(['runners', 'get']);
   expect((await usage.done).code).toBe(2);
-  expect(usage.stderr).toContain('remote-builder: missing RUNNER_ID');
+  expect(usage.stderr).toContain('remote-builder: error: missing RUNNER_ID');
 });
 
 test('builder run: SIGINT to the CLI reaches the command, the builder is torn down, exit 130', async () => {

@@ -162,7 +162,7 @@ describe('builder up and down', () => {
     expect((await cli(['builder', 'down', '--name', 'twice'], b.env)).code).toBe(0);
   });
 
-  test('down: nothing up is fine; several up need --name', async () => {
+  test('down: nothing up is fine, a name that is not up is not; several up need --name', async () => {
     const b = fresh();
     expect(await cli(['builder', 'down'], b.env)).toEqual({
       code: 0,
@@ -170,8 +170,8 @@ describe('builder up and down', () => {
       stderr: `No builder is up (${b.stateDir}).\n`
     });
     const ghost = await cli(['builder', 'down', '--name', 'ghost'], b.env);
-    expect(ghost.code).toBe(0);
-    expect(ghost.stderr).toContain('No builder "ghost" is up');
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toBe(`remote-builder: error: no builder "ghost" is up; no builder is up (${b.stateDir})\n`);
     await cli(['builder', 'up', '--profile', 'amd', '--name', 'one'], b.env);
     await cli(['builder', 'up', '--profile', 'amd', '--name', 'two'], b.env);
     const which = await cli(['builder', 'down'], b.env);
@@ -185,8 +185,9 @@ describe('builder up and down', () => {
     const b = fresh();
     const up = await cli(['builder', 'up', '--profile', 'amd', '--platforms', 'linux/arm64'], b.env);
     expect(up.code).toBe(1);
-    expect(up.stderr).toContain(
-      'error: profile "amd" gives linux/amd64 but not linux/arm64: enable the missing architecture on the builder profile'
+    // The actions' guard and wording (was: 'profile "amd" gives linux/amd64 but not linux/arm64: …').
+    expect(up.stderr).toMatch(
+      /error: --platforms asks for arm64, but no node of builder "remote-builder-[0-9a-f]{8}" offers it \(it has amd64, 386\); builds for it would fail with "exec format error"\. Fix: enable arm64 on builder profile "amd" in the web UI, or leave it out of --platforms/
     );
     expect(up.stdout).toBe('');
     expect(stateFiles(b)).toEqual([]);
@@ -194,12 +195,44 @@ describe('builder up and down', () => {
     expect(dockerBuilders(b)).toEqual({});
   });
 
+  test('a malformed platform fails before assigning: nothing billed', async () => {
+    const b = fresh();
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const ledger = emu.ledger().length;
+    const up = await cli(['builder', 'up', '--profile', 'amd', '--platforms', 'linux/amd64x'], b.env);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain('error: --platforms: "linux/amd64x" is not a platform: use os/arch[/variant]');
+    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
+    expect(emu.ledger().length).toBe(ledger);
+    expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('the guard reads platforms as the actions do: linux/arm64/v8, linux/386 and linux/x86_64 pass on amd64+arm64', async () => {
+    const b = fresh();
+    const up = await cli(
+      [
+        'builder',
+        'up',
+        '--profile',
+        'multi',
+        '--name',
+        'guard',
+        '--platforms',
+        'linux/arm64/v8,linux/386,linux/x86_64'
+      ],
+      b.env
+    );
+    expect(up.stderr).not.toContain('error:');
+    expect(up.code).toBe(0);
+    expect((await cli(['builder', 'down', '--name', 'guard'], b.env)).code).toBe(0);
+  });
+
   test('no docker buildx: fails before assigning', async () => {
     const b = fresh({FAKE_DOCKER_FAIL: 'version'});
     const assigns = emu.requests().filter(r => r.route === 'assign').length;
     const up = await cli(['builder', 'up', '--profile', 'amd'], b.env);
     expect(up.code).toBe(1);
-    expect(up.stderr).toMatch(/error: docker buildx is not available/);
+    expect(up.stderr).toMatch(/error: docker buildx is not available: /);
     expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
   });
 
@@ -207,7 +240,8 @@ describe('builder up and down', () => {
     const b = fresh();
     const up = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '400'], b.env);
     expect(up.code).toBe(1);
-    expect(up.stderr).toMatch(/raise --timeout \(400 ms\)/);
+    // The actions' timeout hint (explainTimeout), naming the flag.
+    expect(up.stderr).toMatch(/Timed out after 400 ms: raise --timeout if the profile needs longer to start/);
     expect(stateFiles(b)).toEqual([]);
   });
 
@@ -307,12 +341,27 @@ describe('builder run', () => {
     expect(build).toEqual(['buildx', 'build', '-t', 'app:dev', '.']);
   });
 
-  test('a command that cannot start: exit 127, torn down', async () => {
+  test('a command not found on PATH: exit 127 before anything is assigned', async () => {
     const b = fresh();
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const ledger = emu.ledger().length;
     const r = await cli(['builder', 'run', '--profile', 'amd', '--', 'no-such-command-xyz'], b.env);
     expect(r.code).toBe(127);
-    expect(r.stderr).toMatch(/Cannot run "no-such-command-xyz": .*ENOENT/);
+    expect(r.stderr).toContain('error: Cannot run "no-such-command-xyz": it is not found on PATH');
+    expect(emu.requests().filter(q => q.route === 'assign').length).toBe(assigns);
+    expect(emu.ledger().length).toBe(ledger);
+    // The cheap checks come first: not even docker was run.
+    expect(dockerCalls(b)).toEqual([]);
     expect(stateFiles(b)).toEqual([]);
+  });
+
+  test('a command path that is not executable: exit 127 before anything is assigned', async () => {
+    const b = fresh();
+    const assigns = emu.requests().filter(r => r.route === 'assign').length;
+    const r = await cli(['builder', 'run', '--profile', 'amd', '--', './missing.sh'], b.env, {cwd: b.dir});
+    expect(r.code).toBe(127);
+    expect(r.stderr).toContain(`Cannot run "./missing.sh": no executable file at ${join(b.dir, 'missing.sh')}`);
+    expect(emu.requests().filter(q => q.route === 'assign').length).toBe(assigns);
   });
 
   test.each<[NodeJS.Signals, number]>([

@@ -57,7 +57,12 @@ describe('usage errors exit 2 and point at the help', () => {
   test.each<[number, string[], RegExp, string]>([
     [1, ['nope'], /unknown command "nope"/, 'remote-builder --help'],
     [2, ['runners', 'nope'], /unknown command "runners nope"/, 'remote-builder runners --help'],
-    [3, ['runners', 'list', '--bogus'], /Unknown option '--bogus'/, 'remote-builder runners list --help'],
+    [
+      3,
+      ['runners', 'list', '--bogus'],
+      /unknown option "--bogus" for "runners list"/,
+      'remote-builder runners list --help'
+    ],
     [4, ['runners', 'get'], /missing RUNNER_ID/, 'remote-builder runners get --help'],
     [5, ['runners', 'get', 'a', 'b'], /unexpected argument "b"/, 'remote-builder runners get --help'],
     [6, ['runners', 'create', '--name', 'x'], /missing --provider-id/, 'remote-builder runners create --help'],
@@ -72,7 +77,7 @@ describe('usage errors exit 2 and point at the help', () => {
     [
       10,
       ['runners', 'update', 'r', '--pool-size', '-1'],
-      /ambiguous|whole number/,
+      /--pool-size must be a whole number >= 0, got "-1"/,
       'remote-builder runners update --help'
     ],
     [11, ['runners', 'update', 'r', '--storage-size', 'big'], /--storage-size must be a number/, 'runners update'],
@@ -95,7 +100,11 @@ describe('usage errors exit 2 and point at the help', () => {
   });
 
   test.each<[number, string[], RegExp]>([
-    [1, ['builder', 'up', '--profile', 'p', '--timeout', 'soon'], /--timeout: "soon" is not a number of milliseconds/],
+    [
+      1,
+      ['builder', 'up', '--profile', 'p', '--timeout', 'soon'],
+      /--timeout must be a whole number of milliseconds from 1 to 21600000, got "soon"/
+    ],
     [2, ['builder', 'up', '--profile', ',', '--timeout', '5'], /--profile: is required/]
   ])('%d: bad input values exit 2 naming the flag: %j', async (_n, argv, message) => {
     const r = await cli(argv, ENV);
@@ -130,6 +139,8 @@ describe('credentials', () => {
   test('an unreachable service exits 1 with the call and the fix', async () => {
     const r = await cli(['stacks', 'list'], {...ENV, REMOTE_BUILDER_API_URL: 'http://127.0.0.1:1'});
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: Failed to list stacks: ECONNREFUSED \(cannot reach http:\/\/127\.0\.0\.1:1/m);
+    expect(r.stderr).toMatch(
+      /^remote-builder: error: Failed to list stacks: ECONNREFUSED \(cannot reach http:\/\/127\.0\.0\.1:1/m
+    );
   });
 });

@@ -45,3 +45,18 @@ test('a corrupt file is an error naming it', () => {
   writeFileSync(path, '[]');
   expect(() => new FileStateStore(path).get('builder')).toThrow(/not a state file/);
 });
+
+test('file-system errors name the path and what to do; remove under a file is a no-op', () => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-state-'));
+  const file = join(dir, 'a-file');
+  writeFileSync(file, '');
+  const store = new FileStateStore(join(file, 'remote-builder', 'b.json'));
+  expect(() => store.save('builder', '{}')).toThrow(
+    `cannot create the folder ${join(file, 'remote-builder')}: a part of the path is a file, not a folder: ` +
+      'move that file away, or use another path (ENOTDIR); set XDG_STATE_HOME, or pass --state-file and ' +
+      '--cert-dir, to keep the state elsewhere'
+  );
+  expect(store.exists()).toBe(false);
+  expect(() => store.remove()).not.toThrow();
+  expect(() => listStateNames(file)).toThrow(`cannot list ${file}: a part of the path is a file, not a folder`);
+});

@@ -11,7 +11,9 @@ test('levels, groups and debug only when verbose', async () => {
   quiet.error('bad');
   expect(await quiet.group('Phase one', async () => 7)).toBe(7);
   new TerminalLogger({stream: out, verbose: true}).debug('shown');
-  expect(out.text).toBe('info\nwarning: careful\nerror: bad\n==> Phase one\ndebug: shown\n');
+  expect(out.text).toBe(
+    'info\nremote-builder: warning: careful\nremote-builder: error: bad\n==> Phase one\ndebug: shown\n'
+  );
 });
 
 test('secrets are masked, longest first', () => {
@@ -25,19 +27,72 @@ test('secrets are masked, longest first', () => {
   expect(logger.mask('xabcx')).toBe('x***x');
 });
 
-test('a long group prints "still …" lines until it ends', async () => {
+/** A Ticker the test drives: tick() runs the registered callback as one interval elapsing. */
+class ManualTicker {
+  readonly intervals: number[] = [];
+  #tick: (() => void) | undefined;
+  readonly ticker = (ms: number, tick: () => void): (() => void) => {
+    this.intervals.push(ms);
+    this.#tick = tick;
+    return () => (this.#tick = undefined);
+  };
+  get running(): boolean {
+    return this.#tick !== undefined;
+  }
+  tick(): void {
+    this.#tick?.();
+  }
+}
+
+test('a group that goes quiet gets a "still …" line per silent interval, until it ends', async () => {
   const out = new Capture();
+  const ticks = new ManualTicker();
   let now = 0;
-  const logger = new TerminalLogger({stream: out, progressIntervalMs: 20, now: () => now});
-  await logger.group('Waiting for 1 builder to be ready', async () => {
-    now = 40000;
-    await new Promise(r => setTimeout(r, 70));
+  const logger = new TerminalLogger({stream: out, progressIntervalMs: 15000, now: () => now, ticker: ticks.ticker});
+  await logger.group('Assigning a builder from profile "p"', async () => {
+    expect(ticks.intervals).toEqual([15000]);
+    now = 15000;
+    ticks.tick();
+    now = 30000;
+    ticks.tick();
   });
-  const lines = out.text.trim().split('\n');
-  expect(lines[0]).toBe('==> Waiting for 1 builder to be ready');
-  expect(lines.length).toBeGreaterThanOrEqual(2);
-  expect(lines[1]).toBe('    … still waiting for 1 builder to be ready (40 s)');
-  const count = out.chunks.length;
-  await new Promise(r => setTimeout(r, 50));
-  expect(out.chunks.length).toBe(count);
+  expect(ticks.running).toBe(false);
+  expect(out.text).toBe(
+    '==> Assigning a builder from profile "p"\n' +
+      '    … still assigning a builder from profile "p" (15 s)\n' +
+      '    … still assigning a builder from profile "p" (30 s)\n'
+  );
+});
+
+test('no "still …" line after an interval in which something else was printed (readiness progress)', async () => {
+  const out = new Capture();
+  const ticks = new ManualTicker();
+  let now = 0;
+  const logger = new TerminalLogger({stream: out, progressIntervalMs: 15000, now: () => now, ticker: ticks.ticker});
+  await logger.group('Waiting for 1 builder to be ready', async () => {
+    now = 10000;
+    logger.info('Still waiting after 10 s of 300 s: bld_1 pending');
+    now = 15000;
+    ticks.tick(); // the interval had a line: quiet
+    now = 20000;
+    logger.info('Still waiting after 20 s of 300 s: bld_1 pending');
+    now = 30000;
+    ticks.tick(); // again
+    logger.debug('hidden: not verbose, so not output');
+    now = 45000;
+    ticks.tick(); // a silent interval: the tick line
+  });
+  expect(out.text.split('\n').filter(l => l !== '')).toEqual([
+    '==> Waiting for 1 builder to be ready',
+    'Still waiting after 10 s of 300 s: bld_1 pending',
+    'Still waiting after 20 s of 300 s: bld_1 pending',
+    '    … still waiting for 1 builder to be ready (45 s)'
+  ]);
+});
+
+test('progressIntervalMs 0: no ticker at all', async () => {
+  const ticks = new ManualTicker();
+  const logger = new TerminalLogger({stream: new Capture(), progressIntervalMs: 0, ticker: ticks.ticker});
+  await logger.group('x', async () => undefined);
+  expect(ticks.intervals).toEqual([]);
 });

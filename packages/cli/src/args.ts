@@ -1,4 +1,5 @@
 import {parseArgs, type ParseArgsConfig} from 'node:util';
+import {closest} from './suggest.js';
 import {UsageError} from './usage-error.js';
 
 /** Options of a command, in node:util parseArgs form. */
@@ -54,18 +55,20 @@ export interface ParsedArgs {
   afterTerminator?: string[];
 }
 
-/** Parses the arguments of `command` strictly; unknown options and bad values throw a UsageError. */
+/**
+ * Parses the arguments of `command` strictly, with messages of our own (never node:util's): an unknown
+ * option is named as typed, with the closest known one when there is one; a value may start with '-'
+ * (`--timeout -1` reaches the number check, which names the valid range) unless it is one of the command's
+ * own options (`--name --json` is a forgotten value). Throws a UsageError.
+ */
 export function parseCommandArgs(args: readonly string[], options: OptionSpecs, command: string): ParsedArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({args: [...args], options, allowPositionals: true, strict: true, tokens: true});
-  } catch (e) {
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''), command);
-  }
+  const parsed = parseArgs({args: [...args], options, allowPositionals: true, strict: false, tokens: true});
+  const known = knownOptions(options);
   const terminator = parsed.tokens.find(t => t.kind === 'option-terminator');
   const positionals: string[] = [];
   const after: string[] = [];
   for (const t of parsed.tokens) {
+    if (t.kind === 'option') checkOption(t, args[t.index] ?? t.rawName, options, known, command);
     if (t.kind !== 'positional') continue;
     if (terminator && t.index > terminator.index) after.push(t.value);
     else positionals.push(t.value);
@@ -73,6 +76,50 @@ export function parseCommandArgs(args: readonly string[], options: OptionSpecs, 
   const result: ParsedArgs = {values: parsed.values as OptionValues, positionals};
   if (terminator) result.afterTerminator = after;
   return result;
+}
+
+interface OptionToken {
+  name: string;
+  rawName: string;
+  value?: string;
+  inlineValue?: boolean;
+}
+
+/** Every spelling of the options: `--name` and `-n`. */
+function knownOptions(options: OptionSpecs): string[] {
+  return Object.entries(options).flatMap(([name, spec]) => [`--${name}`, ...(spec.short ? [`-${spec.short}`] : [])]);
+}
+
+function checkOption(t: OptionToken, typed: string, options: OptionSpecs, known: string[], command: string): void {
+  const spec = Object.hasOwn(options, t.name) ? options[t.name] : undefined;
+  if (!spec) {
+    // A short option inside a group (-xvz) is named with the group it came from.
+    const inGroup = typed !== t.rawName && !typed.startsWith(`${t.rawName}=`) ? ` (in "${typed}")` : '';
+    const guess = t.rawName.startsWith('--')
+      ? closest(
+          t.rawName,
+          known.filter(k => k.startsWith('--'))
+        )
+      : undefined;
+    throw new UsageError(
+      `unknown option "${t.rawName}"${inGroup} for "${command}"${guess ? `; did you mean ${guess}?` : ''}`,
+      command
+    );
+  }
+  const flag = `--${t.name}`;
+  if (spec.type === 'boolean') {
+    if (t.value !== undefined) throw new UsageError(`${flag} takes no value (got "${typed}")`, command);
+    return;
+  }
+  if (t.value === undefined) throw new UsageError(`missing the value of ${flag}`, command);
+  if (!t.inlineValue && (known.includes(t.value) || t.value === '--')) {
+    const what = t.value === '--' ? 'ends the options' : 'is an option';
+    throw new UsageError(
+      `missing the value of ${flag} (the next argument, "${t.value}", ${what}; ` +
+        `to pass it as the value, write ${flag}=${t.value})`,
+      command
+    );
+  }
 }
 
 /** True when --help or -h appears before any `--`. */
@@ -102,11 +149,26 @@ export function list(value: string): string[] {
     .filter(s => s !== '');
 }
 
-/** A whole number >= `min`. */
-export function wholeNumber(value: string, flag: string, command: string, min = 0): number {
-  const n = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`--${flag} must be a whole number >= ${min}, got "${value}"`, command);
+/**
+ * A whole number from `min` to `max` (digits only: no sign, fraction or exponent), e.g. for `--page`; the
+ * message names the flag, the unit and the valid range.
+ */
+export function wholeNumber(
+  value: string,
+  flag: string,
+  command: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+  unit = ''
+): number {
+  const text = value.trim();
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(
+      `--${flag} must be a whole number${unit ? ` of ${unit}` : ''} ${range}, got "${value}"`,
+      command
+    );
   }
   return n;
 }

@@ -8,6 +8,10 @@ import {runnersGroup} from './commands/runners.js';
 import {stacksGroup} from './commands/stacks.js';
 import {CommandContext, type CliDeps} from './context.js';
 import {ExitCode, signalExitCode} from './exit-codes.js';
+import {describeFsError, isFsError} from './fs-errors.js';
+import {STATE_WHERE} from './state-file.js';
+import {closest} from './suggest.js';
+import {ERROR_PREFIX} from './terminal-logger.js';
 import {UsageError} from './usage-error.js';
 
 /** Every command group, in help order. */
@@ -21,7 +25,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
 
 const EXIT_CODES_HELP = `Exit codes:
   0    done
-  1    failed (service, docker or network error), or a builder may still be billed
+  1    failed (service, docker, network or file system), a builder may still be billed, or
+       "builder down --name" names no builder that is up
   2    bad command line or bad input, refused before anything was sent
   130  interrupted by SIGINT (Ctrl-C), 143 terminated by SIGTERM; assigned builders are torn down first
   "builder run" exits with its command's exit code.`;
@@ -92,7 +97,16 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     return ExitCode.Usage;
   }
   const group = COMMAND_GROUPS.find(g => g.name === groupName);
-  if (!group) return usageFailure(deps, new UsageError(`unknown command "${groupName}"`));
+  if (!group) {
+    const guess = closest(
+      groupName,
+      COMMAND_GROUPS.map(g => g.name)
+    );
+    return usageFailure(
+      deps,
+      new UsageError(`unknown command "${groupName}"${guess ? `; did you mean ${guess}?` : ''}`)
+    );
+  }
   if (commandName === undefined) {
     if (wantsHelp(rest)) {
       write(groupHelp(group));
@@ -102,7 +116,14 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     return ExitCode.Usage;
   }
   const command = group.commands.find(c => c.name === commandName);
-  if (!command) return usageFailure(deps, new UsageError(`unknown command "${groupName} ${commandName}"`, group.name));
+  if (!command) {
+    const guess = closest(
+      commandName,
+      group.commands.map(c => c.name)
+    );
+    const hint = guess ? `; did you mean "${group.name} ${guess}"?` : '';
+    return usageFailure(deps, new UsageError(`unknown command "${groupName} ${commandName}"${hint}`, group.name));
+  }
   const path = `${group.name} ${command.name}`;
   if (wantsHelp(rest)) {
     deps.stdout.write(commandHelp(command));
@@ -143,7 +164,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
 
 function usageFailure(deps: CliDeps, e: UsageError): number {
   const at = e.command ? `remote-builder ${e.command}` : 'remote-builder';
-  deps.stderr.write(`remote-builder: ${e.message}\nRun "${at} --help" for usage.\n`);
+  deps.stderr.write(`${ERROR_PREFIX}${e.message}\nRun "${at} --help" for usage.\n`);
   return ExitCode.Usage;
 }
 
@@ -160,6 +181,10 @@ function report(ctx: CommandContext, e: unknown, path: string): number {
   }
   if (e instanceof ApiError) {
     ctx.logger.error(e.message);
+    return ExitCode.Failure;
+  }
+  if (isFsError(e)) {
+    ctx.logger.error(describeFsError(e, path.startsWith('builder ') ? STATE_WHERE : ''));
     return ExitCode.Failure;
   }
   ctx.logger.error(errorMessage(e));

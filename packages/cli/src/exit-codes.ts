@@ -8,7 +8,10 @@ import {constants} from 'node:os';
 export enum ExitCode {
   /** Done. */
   Ok = 0,
-  /** The service, docker or the network failed, or something may still be billed. */
+  /**
+   * The service, docker, the network or the file system failed, something may still be billed, or
+   * `builder down --name` names no builder that is up.
+   */
   Failure = 1,
   /** Bad command line or bad input, refused before anything was sent. */
   Usage = 2,

@@ -2,6 +2,10 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import {homedir} from 'node:os';
 import {dirname, join} from 'node:path';
 import type {StateStore} from '@remote-builder-actions/core';
+import {describeFsError, isFsError} from './fs-errors.js';
+
+/** How to put the state somewhere else, appended to file-system errors. */
+export const STATE_WHERE = 'set XDG_STATE_HOME, or pass --state-file and --cert-dir, to keep the state elsewhere';
 
 /**
  * Where `builder up` keeps its state and certificates: `$XDG_STATE_HOME/remote-builder`, else
@@ -22,7 +26,7 @@ export function stateFileOf(dir: string, name: string): string {
 /** Names of the builders with a state file in `dir` (sorted); [] when the folder does not exist. */
 export function listStateNames(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
+  return fsStep(() => readdirSync(dir))
     .filter(f => f.endsWith('.json'))
     .map(f => f.slice(0, -'.json'.length))
     .sort();
@@ -45,11 +49,13 @@ export class FileStateStore implements StateStore {
       // Not JSON: kept as a string.
     }
     data[key] = parsed;
-    mkdirSync(dirname(this.path), {recursive: true, mode: 0o700});
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, {mode: 0o600});
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    fsStep(() => {
+      mkdirSync(dirname(this.path), {recursive: true, mode: 0o700});
+      const tmp = `${this.path}.${process.pid}.tmp`;
+      writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, {mode: 0o600});
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, this.path);
+    });
   }
 
   get(key: string): string {
@@ -63,12 +69,19 @@ export class FileStateStore implements StateStore {
   }
 
   remove(): void {
-    rmSync(this.path, {force: true});
+    fsStep(() => {
+      try {
+        rmSync(this.path, {force: true});
+      } catch (e) {
+        // A file where a folder of the path should be: there is no state file to remove.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+      }
+    });
   }
 
   #read(): Record<string, unknown> {
     if (!existsSync(this.path)) return {};
-    const text = readFileSync(this.path, 'utf8');
+    const text = fsStep(() => readFileSync(this.path, 'utf8'));
     let data: unknown;
     try {
       data = JSON.parse(text);
@@ -79,5 +92,15 @@ export class FileStateStore implements StateStore {
       throw new Error(`${this.path} is not a state file (expected a JSON object)`);
     }
     return data as Record<string, unknown>;
+  }
+}
+
+/** Runs a file operation; a file-system error is rethrown naming the path and what to do about it. */
+function fsStep<T>(op: () => T): T {
+  try {
+    return op();
+  } catch (e) {
+    if (isFsError(e)) throw new Error(describeFsError(e, STATE_WHERE), {cause: e});
+    throw e;
   }
 }

@@ -1,33 +1,60 @@
 import type {Logger} from '@remote-builder-actions/core';
 import type {TextSink} from './output.js';
 
+/** The prefix of every error line the CLI prints (usage errors too), so scripts and eyes find them. */
+export const ERROR_PREFIX = 'remote-builder: error: ';
+/** The prefix of every warning line. */
+export const WARNING_PREFIX = 'remote-builder: warning: ';
+
+/** Calls `tick` every `ms` until the returned function is called. */
+export type Ticker = (ms: number, tick: () => void) => () => void;
+
+/** setInterval, not holding the process open. */
+export const intervalTicker: Ticker = (ms, tick) => {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
 export interface TerminalLoggerOpts {
   /** Progress goes here (stderr), so stdout carries only results. */
   stream: TextSink;
   /** Print debug lines. */
   verbose?: boolean;
-  /** While a group runs longer than this, print a "still …" line this often; 0 disables (default 15000). */
+  /**
+   * While a group runs, print a "still …" line when nothing else was printed for this long; 0 disables
+   * (default 15000).
+   */
   progressIntervalMs?: number;
   /** Time source for the elapsed time of groups (default Date.now). */
   now?: () => number;
+  /** Drives the "still …" check [setInterval]. */
+  ticker?: Ticker;
 }
 
 /**
- * TerminalLogger is core's Logger for a terminal: plain lines on stderr, `==> title` per group with a
- * periodic "still …" line while a long group (waiting for a builder) runs, and every registered secret masked.
+ * TerminalLogger is core's Logger for a terminal: plain lines on stderr, `==> title` per group, errors and
+ * warnings prefixed with `remote-builder: error:` / `remote-builder: warning:`, and every registered secret
+ * masked. A group that goes quiet (an assignment the service holds, a slow teardown) gets a "… still …
+ * (N s)" line after each silent interval; waits that report their own progress (core's readiness prints
+ * "Still waiting after N s of T s" every 10 s) keep it quiet, so the two never repeat each other.
  */
 export class TerminalLogger implements Logger {
   readonly #stream: TextSink;
   readonly #verbose: boolean;
   readonly #intervalMs: number;
   readonly #now: () => number;
+  readonly #ticker: Ticker;
   readonly #secrets = new Set<string>();
+  /** Bumped by every line written (debug lines hidden by !verbose do not count). */
+  #written = 0;
 
   constructor(opts: TerminalLoggerOpts) {
     this.#stream = opts.stream;
     this.#verbose = opts.verbose ?? false;
     this.#intervalMs = opts.progressIntervalMs ?? 15000;
     this.#now = opts.now ?? Date.now;
+    this.#ticker = opts.ticker ?? intervalTicker;
   }
 
   debug(message: string): void {
@@ -39,11 +66,11 @@ export class TerminalLogger implements Logger {
   }
 
   warning(message: string): void {
-    this.#write(`warning: ${message}`);
+    this.#write(`${WARNING_PREFIX}${message}`);
   }
 
   error(message: string): void {
-    this.#write(`error: ${message}`);
+    this.#write(`${ERROR_PREFIX}${message}`);
   }
 
   async group<T>(title: string, fn: () => Promise<T>): Promise<T> {
@@ -51,14 +78,18 @@ export class TerminalLogger implements Logger {
     if (this.#intervalMs <= 0) return fn();
     const started = this.#now();
     const what = title.charAt(0).toLowerCase() + title.slice(1);
-    const timer = setInterval(() => {
-      this.#write(`    … still ${what} (${Math.round((this.#now() - started) / 1000)} s)`);
-    }, this.#intervalMs);
-    timer.unref();
+    let seen = this.#written;
+    const stop = this.#ticker(this.#intervalMs, () => {
+      // Only after a whole interval without output: a wait printing its own progress needs no second line.
+      if (this.#written === seen) {
+        this.#write(`    … still ${what} (${Math.round((this.#now() - started) / 1000)} s)`);
+      }
+      seen = this.#written;
+    });
     try {
       return await fn();
     } finally {
-      clearInterval(timer);
+      stop();
     }
   }
 
@@ -74,6 +105,7 @@ export class TerminalLogger implements Logger {
   }
 
   #write(line: string): void {
+    this.#written++;
     this.#stream.write(`${this.mask(line)}\n`);
   }
 }

@@ -1,0 +1,195 @@
+// The CLI's manners (issue 15 §6, §3): cheap local checks before any assignment, one error prefix, our own
+// messages for options and numbers, a failing `builder down` for an unknown name, file-system errors that say
+// what to fix, no action wording ("main"/"post"), and the readiness progress line of `builder up`.
+import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
+import {existsSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {Emulator} from '@remote-builder-actions/emulator';
+import {ManualClock} from '../../core/__tests__/fakes/manual-clock.js';
+import {cli, sandbox, start, waitFor, type Sandbox} from './helpers.js';
+
+const KEY = 'rb_manners_key_9f8e7d';
+const PREFIX = 'remote-builder: error: ';
+let emu: Emulator;
+let box: Sandbox | undefined;
+
+beforeAll(async () => {
+  emu = await Emulator.start({
+    profiles: [{name: 'amd'}, {name: 'slow', readyDelayMs: 600000}],
+    apiKeys: [{key: KEY, scopes: ['ci', 'cache', 'builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+afterEach(async () => {
+  const left = emu.assignedBuilders().map(e => e.builderId);
+  for (const id of left) {
+    await fetch(`${emu.url}/api/v1/builders/${id}/teardown`, {
+      method: 'DELETE',
+      headers: {Authorization: `Bearer ${KEY}`}
+    });
+  }
+  if (box) rmSync(box.dir, {recursive: true, force: true});
+  box = undefined;
+  expect(left).toEqual([]);
+});
+
+function fresh(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
+  box = sandbox(emu, KEY, {REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '3000', ...extraEnv});
+  return box;
+}
+
+const assigns = (): number => emu.requests().filter(r => r.route === 'assign').length;
+
+/** Every line of stderr that reports an error ("error:" anywhere in it). */
+const errorLines = (stderr: string): string[] => stderr.split('\n').filter(l => /\berror:/i.test(l));
+
+describe('checked locally, before anything is assigned', () => {
+  test.each<[string, (b: Sandbox) => string[], number, RegExp]>([
+    [
+      'a malformed platform',
+      () => ['builder', 'up', '--profile', 'amd', '--platforms', 'linux/amd64x'],
+      2,
+      /--platforms: "linux\/amd64x" is not a platform/
+    ],
+    [
+      'a command that is not on PATH',
+      () => ['builder', 'run', '--profile', 'amd', '--', 'no-such-command-h9'],
+      127,
+      /Cannot run "no-such-command-h9": it is not found on PATH/
+    ],
+    [
+      'a mistyped option',
+      () => ['builder', 'up', '--profile', 'amd', '--jsn'],
+      2,
+      /unknown option "--jsn" for "builder up"; did you mean --json\?\nRun "remote-builder builder up --help" for usage\./
+    ],
+    [
+      'a forgotten option value',
+      () => ['builder', 'up', '--profile', '--json'],
+      2,
+      /missing the value of --profile \(the next argument, "--json", is an option/
+    ],
+    [
+      '--timeout abc',
+      () => ['builder', 'up', '--profile', 'amd', '--timeout', 'abc'],
+      2,
+      /--timeout must be a whole number of milliseconds from 1 to 21600000, got "abc"/
+    ],
+    [
+      '--timeout -1',
+      () => ['builder', 'up', '--profile', 'amd', '--timeout', '-1'],
+      2,
+      /--timeout must be a whole number of milliseconds from 1 to 21600000, got "-1"/
+    ],
+    [
+      '--timeout 1e3',
+      () => ['builder', 'run', '--profile', 'amd', '--timeout', '1e3', '--', 'true'],
+      2,
+      /--timeout must be a whole number of milliseconds from 1 to 21600000, got "1e3"/
+    ],
+    [
+      'a certificate folder that is a file',
+      b => {
+        writeFileSync(join(b.dir, 'certs-file'), '');
+        return ['builder', 'up', '--profile', 'amd', '--cert-dir', join(b.dir, 'certs-file')];
+      },
+      1,
+      /cannot create the folder \S*certs-file: a file is in the way where a folder is needed: move it away, or use another path \(EEXIST\)/
+    ],
+    [
+      'a state folder under a file',
+      b => {
+        writeFileSync(join(b.dir, 'state-file-not-dir'), '');
+        return ['builder', 'up', '--profile', 'amd'];
+      },
+      1,
+      /cannot create the folder \S*state-file-not-dir\/remote-builder\S*: a part of the path is a file, not a folder/
+    ]
+  ])('%s: refused with the error prefix, no assign', async (_what, argv, code, message) => {
+    const b = fresh();
+    if (_what === 'a state folder under a file') b.env.XDG_STATE_HOME = join(b.dir, 'state-file-not-dir');
+    const before = assigns();
+    const r = await cli(argv(b), b.env);
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(code);
+    expect(assigns()).toBe(before);
+    const errors = errorLines(r.stderr);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const line of errors) expect(line.startsWith(PREFIX)).toBe(true);
+  });
+});
+
+describe('builder down', () => {
+  test('--name naming no builder exits 1 and lists the builders that are up', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'amd', '--name', 'kept-one', '--no-use'], b.env);
+    expect(up.code).toBe(0);
+    const down = await cli(['builder', 'down', '--name', 'nope'], b.env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`${PREFIX}no builder "nope" is up; builders that are up: kept-one`);
+    expect(emu.assignedBuilders()).toHaveLength(1);
+    expect((await cli(['builder', 'down', '--name', 'kept-one'], b.env)).code).toBe(0);
+    const none = await cli(['builder', 'down', '--name', 'kept-one'], b.env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`${PREFIX}no builder "kept-one" is up; no builder is up`);
+  });
+
+  test('without --name, nothing up is still not an error', async () => {
+    const b = fresh();
+    const down = await cli(['builder', 'down'], b.env);
+    expect(down.code).toBe(0);
+    expect(down.stderr).toContain('No builder is up');
+  });
+});
+
+describe('wording and progress', () => {
+  test('builder up prints the readiness progress line while it waits (fake clock moved by the test)', async () => {
+    const b = fresh();
+    const clock = new ManualClock(1_000_000);
+    const before = emu.ledger().length;
+    const run = start(['builder', 'up', '--profile', 'slow', '--timeout', '60000'], b.env, {clock});
+    await waitFor(() => run.stderr.text.includes('==> Waiting for 1 builder to be ready') && clock.pending > 0);
+    // Move time a second at a time, each step once the previous poll is asleep again, until the line shows.
+    const progress = (): string[] => run.stderr.text.split('\n').filter(l => l.startsWith('Still waiting after'));
+    while (progress().length === 0 && clock.now() < 1_000_000 + 30_000) {
+      const sleeps = clock.sleeps.length;
+      await clock.advance(1000);
+      await waitFor(() => clock.sleeps.length > sleeps || progress().length > 0);
+    }
+    expect(progress()[0]).toMatch(/^Still waiting after 1\d s of 60 s: /);
+    run.signals.send('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(emu.ledger().slice(before)).toEqual([expect.objectContaining({profile: 'slow', reason: 'teardown'})]);
+    expect(existsSync(b.stateDir) ? readdirSync(b.stateDir).filter(f => f.endsWith('.json')) : []).toEqual([]);
+  });
+
+  test('no "main" or "post" (action words) in what up, down and a failed up print', async () => {
+    const b = fresh();
+    const outputs: string[] = [];
+    const up = await cli(['builder', 'up', '--profile', 'amd', '--name', 'words'], b.env);
+    outputs.push(up.stderr, (await cli(['builder', 'down', '--name', 'words'], b.env)).stderr);
+    outputs.push((await cli(['builder', 'down'], b.env)).stderr);
+    writeFileSync(join(b.dir, 'certs-file'), '');
+    outputs.push(
+      (await cli(['builder', 'up', '--profile', 'amd', '--cert-dir', join(b.dir, 'certs-file')], b.env)).stderr
+    );
+    const slow = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '300'], b.env);
+    expect(slow.stderr).toMatch(/Timed out after 300 ms: raise --timeout if the profile needs longer to start/);
+    outputs.push(slow.stderr);
+    // A teardown the service refuses: the retry is "builder down", not a post step.
+    emu.addFault({route: 'teardown', status: 400});
+    const refused = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '300', '--name', 'kept'], b.env);
+    emu.clearFaults();
+    expect(refused.stderr).toContain('may still be billed');
+    expect(refused.stderr).toContain('Run "remote-builder builder down --name kept" to try again.');
+    outputs.push(refused.stderr);
+    const retry = await cli(['builder', 'down', '--name', 'kept'], b.env);
+    expect(retry.code).toBe(0);
+    outputs.push(retry.stderr);
+    expect(up.code).toBe(0);
+    for (const text of outputs) expect(text).not.toMatch(/\b(main|post)\b/i);
+  });
+});

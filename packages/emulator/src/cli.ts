@@ -28,7 +28,7 @@ export interface CliOptions {
 }
 
 /** Usage text of the CLI. */
-export const CLI_USAGE = `Usage: npm run emulator -- [options]
+export const CLI_USAGE = `Usage: remote-builder-emulator [options]   (in this repository: npm run emulator -- [options])
 
 Runs the remote-builder service emulator (builder API under /api/v1, admin under /_emulator).
 

@@ -11,5 +11,7 @@ export default {
   testMatch: ['**/__e2e__/**/*.e2e.test.ts'],
   maxWorkers: 1,
   testTimeout: 10 * 60_000,
-  verbose: true
+  verbose: true,
+  // Without the environment: one line on how to set it up and exit 1, before any test file runs.
+  globalSetup: '<rootDir>/packages/emulator/__e2e__/global-setup.mjs'
 };

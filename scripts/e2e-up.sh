@@ -5,7 +5,10 @@
 # See shared/reference/buildkit-e2e.md for the facts behind each step.
 #
 # Usage: sudo bash scripts/e2e-up.sh [--check]
-#   --check   only tell whether this machine can be set up (exit 0) or not (exit 3, reason on stderr)
+#   --check   only tell whether this machine can be set up (exit 0) or not (exit 3, reason on stderr).
+#             Read-only: it reads /etc/apt (E2E_APT_ETC) and the dpkg status, and runs apt in a private
+#             temporary copy of the apt configuration and lists (the mirror is contacted, nothing is written
+#             outside that temporary folder, which is removed on exit).
 #
 # Two modes, chosen by what answers on the docker socket:
 #   own      no Docker engine runs (Debian bookworm, as on the project's machines and CI): install the
@@ -14,7 +17,9 @@
 #            containerd image store (E2E_RECONFIGURE_DOCKER=1 lets this script enable it and restart
 #            the engine with systemctl). Only the registry, QEMU and busybox are set up here.
 # Safe to run again: what already runs is reused. State: .e2e/ (E2E_STATE_DIR), env.json is what the
-# tests read.
+# tests read; undo.log records each change to the system (apt files written, packages installed, apt lists
+# fetched, binfmt_misc mounted or enabled, /etc/docker/daemon.json changed) so that e2e-down undoes exactly
+# those and nothing that was there before.
 #
 # Exit codes: 0 ready; 1 setup failed; 3 this machine cannot be set up (not root, apt unreachable, a
 # package would move libc6 or systemd, an unsupported system).
@@ -25,6 +30,10 @@ STATE="${E2E_STATE_DIR:-$ROOT/.e2e}"
 CACHE="${E2E_CACHE_DIR:-$STATE/cache}"
 SOCK="${E2E_DOCKER_SOCKET:-/var/run/docker.sock}"
 REGISTRY_ADDR="127.0.0.1:5000"
+# The apt configuration --check copies (and debian_mirror reads); a test may point it at a fake one.
+APT_ETC="${E2E_APT_ETC:-/etc/apt}"
+# Extra apt options: empty for the system's apt; --check sets a private configuration (private_apt).
+APT_OPTS=()
 # Packages no install here may upgrade, downgrade or remove.
 PROTECTED='^(libc6|libc-bin|libc6-dev|libc-dev-bin|locales|systemd|systemd-sysv|libsystemd0|libsystemd-shared|udev|libudev1)$'
 # The only packages that may come from trixie in own mode.
@@ -57,6 +66,11 @@ fail() {
   printf '[e2e-up] FAILED after %ss: %s\n' "$(elapsed)" "$*" >&2
   exit 1
 }
+
+# Appends one change to the system to $STATE/undo.log (e2e-down reads it, newest first).
+record() { printf '%s\n' "$*" >>"$STATE/undo.log"; }
+# The files of the apt lists folder, one per line (to record what an apt-get update added).
+list_files() { find /var/lib/apt/lists -maxdepth 1 -type f ! -name lock 2>/dev/null | sort; }
 
 pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 # The PID recorded in $STATE/NAME.pid when that process still runs the expected program, else nothing.
@@ -123,6 +137,8 @@ fi
 # Extra apt arguments, always installed (for trying the refusal: E2E_EXTRA_PACKAGES=libc6/trixie).
 read -ra EXTRA <<<"${E2E_EXTRA_PACKAGES:-}"
 
+# Installed packages (name:arch), sorted.
+installed_names() { dpkg-query -W -f='${db:Status-Status} ${binary:Package}\n' 2>/dev/null | awk '$1 == "installed" { print $2 }' | sort; }
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 # The entries of WANT not installed yet (docker.io older than 26 counts as missing): installing only
 # these leaves what is already there (openssl, curl, ...) at its version.
@@ -141,19 +157,40 @@ missing_packages() {
 # Mirror of the system's Debian sources (trixie and the private arm64 run use the same one).
 debian_mirror() {
   local uri
-  uri=$(grep -hE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' |
+  uri=$(grep -hE '^[[:space:]]*URIs:' "$APT_ETC"/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' |
     grep -E '/debian/?$' | head -n1 || true)
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+  if [ -z "$uri" ] && [ -f "$APT_ETC/sources.list" ]; then
     uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\// && $i ~ /\/debian\/?$/) { print $i; exit } }' \
-      /etc/apt/sources.list || true)
+      "$APT_ETC/sources.list" || true)
   fi
   echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# A private apt configuration for --check in $PRIVATE: copies of $APT_ETC's sources and preferences,
+# empty lists and cache, the real dpkg status (read only). Sets APT_OPTS; the folder goes on exit.
+private_apt() {
+  PRIVATE=$(mktemp -d "${TMPDIR:-/tmp}/e2e-check.XXXXXX")
+  trap 'rm -rf "$PRIVATE"' EXIT
+  local etc="$PRIVATE/etc"
+  mkdir -p "$etc/sources.list.d" "$etc/preferences.d" "$PRIVATE/lists/partial" "$PRIVATE/cache/archives/partial"
+  touch "$etc/sources.list" "$etc/preferences"
+  [ ! -f "$APT_ETC/sources.list" ] || cp "$APT_ETC/sources.list" "$etc/sources.list"
+  [ ! -f "$APT_ETC/preferences" ] || cp "$APT_ETC/preferences" "$etc/preferences"
+  find "$APT_ETC/sources.list.d" -maxdepth 1 -type f \( -name '*.list' -o -name '*.sources' \) \
+    -exec cp {} "$etc/sources.list.d/" \; 2>/dev/null || true
+  find "$APT_ETC/preferences.d" -maxdepth 1 -type f -exec cp {} "$etc/preferences.d/" \; 2>/dev/null || true
+  APT_OPTS=(-o "Dir::Etc::SourceList=$etc/sources.list" -o "Dir::Etc::SourceParts=$etc/sources.list.d"
+    -o "Dir::Etc::Preferences=$etc/preferences" -o "Dir::Etc::PreferencesParts=$etc/preferences.d"
+    -o "Dir::State::Lists=$PRIVATE/lists" -o "Dir::Cache=$PRIVATE/cache" -o APT::Sandbox::User=root)
 }
 
 add_trixie_source() {
   local mirror
   mirror=$(debian_mirror)
   local src=/etc/apt/sources.list.d/e2e-trixie.sources pin=/etc/apt/preferences.d/e2e-trixie
+  if [ "$CHECK_ONLY" = 1 ]; then
+    src="$PRIVATE/etc/sources.list.d/e2e-trixie.sources" pin="$PRIVATE/etc/preferences.d/e2e-trixie"
+  fi
   local want_src="Types: deb
 URIs: $mirror
 Suites: trixie
@@ -165,15 +202,27 @@ Pin: release n=trixie
 Pin-Priority: 100"
   if [ "$(cat "$src" 2>/dev/null)" != "$want_src" ] || [ "$(cat "$pin" 2>/dev/null)" != "$want_pin" ]; then
     log "adding the trixie suite ($mirror) at pin priority 100: $src, $pin"
+    local f
+    for f in "$src" "$pin"; do
+      [ "$CHECK_ONLY" = 1 ] && continue
+      mkdir -p "$STATE/backup"
+      if [ -e "$f" ]; then
+        cp -p "$f" "$STATE/backup/$(basename "$f")"
+        record "restore $f $STATE/backup/$(basename "$f")"
+      else
+        record "file $f"
+      fi
+    done
     printf '%s\n' "$want_src" >"$src"
     printf '%s\n' "$want_pin" >"$pin"
   fi
 }
 
 apt_update() {
-  log "apt-get update"
-  local out
-  if ! out=$(timeout 180 apt-get update 2>&1); then
+  log "apt-get update${APT_OPTS[*]:+ (private copy of the apt configuration and lists)}"
+  local out before=''
+  [ "$CHECK_ONLY" = 1 ] || before=$(list_files)
+  if ! out=$(timeout 180 apt-get "${APT_OPTS[@]}" update 2>&1); then
     printf '%s\n' "$out" | tail -n 5 >&2
     cannot "apt-get update failed: the package mirror is unreachable"
   fi
@@ -182,13 +231,17 @@ apt_update() {
     # On a machine with other repositories (system mode), one unreachable source need not matter.
     [ "$MODE" = system ] || cannot "apt-get update could not fetch every index: the package mirror is unreachable"
   fi
+  if [ "$CHECK_ONLY" != 1 ]; then
+    local f
+    while IFS= read -r f; do [ -z "$f" ] || record "list $f"; done < <(comm -13 <(printf '%s\n' "$before") <(list_files))
+  fi
 }
 
 # Refuses (exit 3) when installing "$@" would remove anything, touch a protected package, or (own mode)
 # take anything but docker.io/docker-buildx/docker-cli from trixie.
 check_simulation() {
   local sim line pkg ver bad=() pkgs=() vers=()
-  if ! sim=$(apt-get -s -q install -y --no-install-recommends "${APT_TARGET[@]}" "$@" 2>&1); then
+  if ! sim=$(apt-get "${APT_OPTS[@]}" -s -q install -y --no-install-recommends "${APT_TARGET[@]}" "$@" 2>&1); then
     printf '%s\n' "$sim" | tail -n 15 >&2
     cannot "apt-get cannot install the packages (simulation failed, see above)"
   fi
@@ -214,7 +267,7 @@ check_simulation() {
   if [ "${#pkgs[@]}" -gt 0 ]; then
     # One madison call for all: "name | version | mirror suite/component arch Packages".
     local from_bookworm
-    from_bookworm=$(apt-cache madison "${pkgs[@]}" |
+    from_bookworm=$(apt-cache "${APT_OPTS[@]}" madison "${pkgs[@]}" |
       awk -F'|' '$3 ~ / bookworm(-updates|-security|-backports)?\// { gsub(/ /, "", $1); gsub(/ /, "", $2); print $1 "=" $2 }')
     for ver in "${vers[@]}"; do
       grep -qxF "$ver" <<<"$from_bookworm" || bad+=("would take ${ver%%=*} ${ver#*=} from outside bookworm")
@@ -243,18 +296,24 @@ install_packages() {
   check_simulation "${missing[@]}"
   if [ "$CHECK_ONLY" = 1 ]; then return; fi
   log "apt-get install ${APT_TARGET[*]} ${missing[*]}"
-  local out
+  local out before
+  before=$(installed_names)
   if ! out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${APT_TARGET[@]}" "${missing[@]}" 2>&1); then
     printf '%s\n' "$out" | tail -n 20 >&2
     fail "apt-get install failed"
   fi
+  # Every package this install added (dependencies too): e2e-down purges exactly these.
+  local added
+  added=$(comm -13 <(printf '%s\n' "$before") <(installed_names) | tr '\n' ' ')
+  [ -z "${added// /}" ] || record "packages $added"
   mapfile -t missing < <(missing_packages)
   [ "${#missing[@]}" = 0 ] || fail "still missing after apt-get install: ${missing[*]}"
   for w in "${WANT[@]}"; do printf '  %-18s %s\n' "${w%%/*}" "$(dpkg-query -W -f='${Version}' "${w%%/*}")"; done
 }
 
 if [ "$CHECK_ONLY" = 1 ]; then
+  private_apt
   if [ "$MODE" = system ] && ! containerd_store && [ "${E2E_RECONFIGURE_DOCKER:-}" != 1 ]; then
     cannot "the Docker engine on $SOCK does not use the containerd image store (E2E_RECONFIGURE_DOCKER=1 lets e2e-up enable it)"
   fi
@@ -279,9 +338,12 @@ done
 if ! mountpoint -q /proc/sys/fs/binfmt_misc; then
   log "mounting binfmt_misc"
   mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || fail "cannot mount binfmt_misc"
+  record "binfmt-mount /proc/sys/fs/binfmt_misc"
 fi
 if ! grep -qx enabled "/proc/sys/fs/binfmt_misc/$QEMU_NAME" 2>/dev/null; then
   log "update-binfmts --enable $QEMU_NAME"
+  # Only worth undoing when the entry stays: a purge of qemu-user-static (if installed here) removes it anyway.
+  record "binfmt-enable $QEMU_NAME"
   update-binfmts --enable "$QEMU_NAME" >/dev/null 2>&1 || update-binfmts --enable >/dev/null 2>&1 || true
   if ! grep -qx enabled "/proc/sys/fs/binfmt_misc/$QEMU_NAME" 2>/dev/null && command -v systemctl >/dev/null; then
     systemctl restart systemd-binfmt >/dev/null 2>&1 || true
@@ -368,7 +430,13 @@ else
       cannot "the Docker engine on $SOCK does not use the containerd image store, without which BuildKit has no image exporter (--push, --load fail); add \"features\":{\"containerd-snapshotter\":true} to /etc/docker/daemon.json and restart it, or set E2E_RECONFIGURE_DOCKER=1 to let this script do it"
     fi
     log "enabling the containerd image store in /etc/docker/daemon.json and restarting docker"
-    mkdir -p /etc/docker
+    mkdir -p /etc/docker "$STATE/backup"
+    if [ -e /etc/docker/daemon.json ]; then
+      cp -p /etc/docker/daemon.json "$STATE/backup/daemon.json"
+      record "docker-config restore /etc/docker/daemon.json $STATE/backup/daemon.json"
+    else
+      record "docker-config file /etc/docker/daemon.json"
+    fi
     node -e '
       const fs = require("fs"); const f = "/etc/docker/daemon.json";
       const c = fs.existsSync(f) && fs.readFileSync(f, "utf8").trim() ? JSON.parse(fs.readFileSync(f, "utf8")) : {};

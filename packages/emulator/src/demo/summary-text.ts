@@ -1,0 +1,94 @@
+// A job summary (GITHUB_STEP_SUMMARY: Markdown with some HTML, as @actions/core writes it) rendered as
+// plain text for a terminal: headings underlined, tables aligned in columns, emphasis and tags dropped.
+
+const ENTITIES: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' '};
+
+/** The summary as terminal lines (no trailing blank lines, never two blank lines in a row). */
+export function summaryToText(summary: string): string[] {
+  const lines: string[] = [];
+  let table: string[][] = [];
+  const flushTable = (): void => {
+    if (table.length > 0) lines.push(...alignTable(table));
+    table = [];
+  };
+  for (const raw of htmlToMarkdown(summary).split('\n')) {
+    const line = raw.trimEnd();
+    if (line.trimStart().startsWith('|')) {
+      const cells = pipeCells(line);
+      if (!cells.every(c => /^:?-{3,}:?$/.test(c))) table.push(cells.map(inline));
+      continue;
+    }
+    flushTable();
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      const text = inline(heading[2] ?? '');
+      lines.push('', text, (heading[1]!.length <= 3 ? '═' : '─').repeat(Math.max(text.length, 3)));
+    } else {
+      lines.push(inline(line));
+    }
+  }
+  flushTable();
+  return squeezeBlank(lines);
+}
+
+/** HTML tables, headings, paragraphs and details as the Markdown equivalents; other tags dropped. */
+function htmlToMarkdown(text: string): string {
+  return text
+    .replace(/<table>([\s\S]*?)<\/table>/gi, (_m, body: string) => `\n${htmlTable(body)}\n`)
+    .replace(/<h([1-6])>([\s\S]*?)<\/h\1>/gi, (_m, level: string, t: string) => `\n${'#'.repeat(+level)} ${t}\n`)
+    .replace(/<summary>([\s\S]*?)<\/summary>/gi, (_m, t: string) => `\n▸ ${t}\n`)
+    .replace(/<\/?(p|div|details|ul|ol)>/gi, '\n')
+    .replace(/<li>/gi, '\n- ')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/?(code|strong|b|em|i|a)( [^>]*)?>/gi, '')
+    .replace(/<[^>]+>/g, '');
+}
+
+function htmlTable(body: string): string {
+  const rows = [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/gi)].map(row =>
+    [...(row[1] ?? '').matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/gi)].map(cell => cell[1]!.replace(/\|/g, '/'))
+  );
+  return rows.map(cells => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+function pipeCells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map(c => c.trim());
+}
+
+/** Emphasis, code spans, links and entities of one line. */
+function inline(text: string): string {
+  return text
+    .replace(/<[^>]+>/g, '')
+    .replace(/\*\*(.+?)\*\*/g, '$1')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(^|\s)_(\S(?:.*?\S)?)_(?=\s|$)/g, '$1$2')
+    .replace(/\[([^\]]+)\]\(([^)]+)\)/g, '$1 ($2)')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_m, name: string) => ENTITIES[name] ?? '');
+}
+
+function alignTable(rows: string[][]): string[] {
+  const columns = Math.max(...rows.map(r => r.length));
+  const widths = Array.from({length: columns}, (_, i) => Math.max(...rows.map(r => (r[i] ?? '').length)));
+  const render = (cells: string[]): string =>
+    widths
+      .map((w, i) => (cells[i] ?? '').padEnd(w))
+      .join('  ')
+      .trimEnd();
+  const [head, ...rest] = rows;
+  return ['', render(head ?? []), widths.map(w => '─'.repeat(w)).join('  '), ...rest.map(render), ''];
+}
+
+function squeezeBlank(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.trim() === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
+    out.push(line.trim() === '' ? '' : line);
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}

@@ -219,6 +219,14 @@ describe('NodeExec', () => {
     expect(logger.messages('info').sort()).toEqual(['a', 'bc', 'd', 'e']);
   });
 
+  test('logged: the caller printed the command line, so it is not debug-logged a second time', async () => {
+    const logger = new RecordingLogger();
+    const res = await new NodeExec({logger}).run(node, js('console.log("out")'), {logged: true});
+    expect(res.exitCode).toBe(0);
+    expect(logger.messages('debug')).toEqual([]);
+    expect(logger.messages('info')).toEqual(['out']);
+  });
+
   test('silent: nothing is echoed', async () => {
     const logger = new RecordingLogger();
     const res = await new NodeExec({logger}).run(node, js('console.log("quiet"); console.error("hush")'), {

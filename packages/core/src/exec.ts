@@ -37,6 +37,8 @@ export interface ExecOpts {
   signal?: AbortSignal;
   /** Do not echo output lines to the logger. */
   silent?: boolean;
+  /** The caller already printed the command line (e.g. as `[command]…`): do not log it again at debug. */
+  logged?: boolean;
   cwd?: string;
 }
 
@@ -105,7 +107,7 @@ export class NodeExec implements Exec {
   }
 
   run(command: string, args: string[], opts: ExecOpts = {}): Promise<ExecResult> {
-    this.logger?.debug(`NodeExec.run: ${command} ${args.join(' ')}`);
+    if (!opts.logged) this.logger?.debug(`NodeExec.run: ${command} ${args.join(' ')}`);
     return new Promise<ExecResult>(resolve => {
       let stdout = '';
       let stderr = '';

@@ -102,6 +102,7 @@ export async function runBuildCommand(
     io.logger.info(`[command]${tools.docker} buildx ${opts.args.join(' ')}`);
     return tools.exec.run(tools.docker, ['buildx', ...opts.args], {
       env: {BUILDX_METADATA_WARNINGS: 'true', ...opts.env},
+      logged: true,
       ...(opts.cwd !== undefined ? {cwd: opts.cwd} : {}),
       ...(opts.signal ? {signal: opts.signal} : {})
     });

@@ -40,6 +40,9 @@ const fellBack = (why: RegExp, assigned: number, more?: (ctx: ScenarioContext) =
     if (ctx.action.name === 'bake')
       expect(ctx.job.main?.outputs['metadata']).toMatch(/"containerimage\.digest": "sha256:/);
     else expect(ctx.job.main?.outputs['digest']).toMatch(/^sha256:/);
+    // One build ran, on the local builder; no remote builder was ready, so no time-to-ready.
+    expect(ctx.job.main?.outputs['attempts']).toBe('1');
+    expect(ctx.job.main?.outputs['time-to-ready']).toBeUndefined();
     expect(ctx.job.main?.summary).toMatch(/Local fallback builder/);
     more?.(ctx);
   }

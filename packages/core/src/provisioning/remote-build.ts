@@ -273,16 +273,21 @@ async function onLocalFallback<P, R>(
       }
     });
     const inspect = parseBuilderInspect(local.inspectOutput);
-    return await opts.build(
-      prepared,
-      {
-        name: local.name,
-        inspect,
-        nodes: inspect.nodes.map(n => ({builder: local.name, node: n.name, platforms: n.platforms})),
-        fallback: why
-      },
-      singleAttempt(opts.signal)
-    );
+    try {
+      return await opts.build(
+        prepared,
+        {
+          name: local.name,
+          inspect,
+          nodes: inspect.nodes.map(n => ({builder: local.name, node: n.name, platforms: n.platforms})),
+          fallback: why
+        },
+        singleAttempt(opts.signal)
+      );
+    } finally {
+      // One build ran, on the local builder (no retries there); no remote builder, so no time-to-ready.
+      if (opts.outputs) io.setOutput(opts.outputs.attempts, '1');
+    }
   } finally {
     await removeLocalFallbackBuilder({buildx: opts.buildx, logger: io.logger, state: io.state});
   }

@@ -76,8 +76,8 @@ export const EXAMPLE_SETUPS: Record<string, ExampleSetup> = {
     workspace: {Dockerfile: DOCKERFILE},
     // The service is down: every assignment answers 503 (after the client's retries), so both profiles fail.
     faults: [{route: 'assign', status: 503}],
-    // No attempts: build-push leaves it empty after a local fallback (reported).
-    outputs: {build: ['digest', 'imageid', 'metadata']},
+    // attempts is 1 (the local build); time-to-ready stays empty: no remote builder was ready.
+    outputs: {build: ['digest', 'imageid', 'metadata', 'attempts']},
     assigned: 0,
     build: /^buildx build .*--builder remote-builder-fallback-/,
     warnings: [/Building on a local docker-container builder instead \(fallback: local\)/]

@@ -64,7 +64,7 @@ describe('renderRunReport', () => {
         '',
         '- 12 build steps, 9 from the cache (75%): **warm** builder',
         '',
-        '_Warm: at least one build step came from the builder cache._',
+        '_A builder counts as warm when at least one build step came from its cache, cold otherwise._',
         ''
       ].join('\n')
     );
@@ -178,7 +178,7 @@ describe('renderRunReport', () => {
         '  - target `tool`: 5 steps, 2 cached (40%)',
         '- Attempt 3: 6 build steps, 0 from the cache (0%): **cold** builder',
         '',
-        '_Warm: at least one build step came from the builder cache._',
+        '_A builder counts as warm when at least one build step came from its cache, cold otherwise._',
         '',
         '#### Error in phase `build`',
         '',

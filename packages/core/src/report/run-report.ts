@@ -143,7 +143,7 @@ function cacheSection(attempts: readonly AttemptRecord[]): string[] {
       out.push(`  - target ${code(target)}: ${t.steps} steps, ${t.cached} cached (${percent(t)})`);
     }
   }
-  out.push('', '_Warm: at least one build step came from the builder cache._');
+  out.push('', '_A builder counts as warm when at least one build step came from its cache, cold otherwise._');
   return out;
 }
 

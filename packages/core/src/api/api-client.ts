@@ -16,9 +16,6 @@ import type {
 } from './runner-types.js';
 import type {AssignResponse, BuilderDetails, BuilderProfile, TeardownResult} from './types.js';
 
-// Kept for the importers of this file's former contents (inputs.ts); new code imports them from their modules.
-export {DEFAULT_REQUEST_TIMEOUT_MS} from './request-engine.js';
-
 export type ApiClientOpts = RequestEngineOpts;
 
 /**

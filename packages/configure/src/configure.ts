@@ -69,7 +69,7 @@ export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
     if (inputs['setup-buildx']) {
       await provisioner.checkLocal({
         buildx: {
-          fix: 'nothing was assigned',
+          note: 'nothing was assigned',
           alternative: [
             ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
             `set "${Input.SetupBuildx}: false" to only assign the builders`

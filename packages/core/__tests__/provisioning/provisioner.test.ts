@@ -115,7 +115,7 @@ describe('Provisioner', () => {
   test("a missing buildx keeps docker's reason and our advice once, then the alternative and the note", async () => {
     const h = harness({version: () => ({exitCode: 127, stderr: 'docker: not found'})});
     const e = await h.provisioner
-      .checkLocal({buildx: {fix: 'nothing was assigned', alternative: 'set "setup-buildx: false"'}})
+      .checkLocal({buildx: {note: 'nothing was assigned', alternative: 'set "setup-buildx: false"'}})
       .then(
         () => undefined,
         (err: unknown) => err as Error

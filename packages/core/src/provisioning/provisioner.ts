@@ -55,10 +55,10 @@ export interface ProvisionerOpts {
 /** What to check before assigning; each part is skipped when not given. */
 export interface LocalChecks<T> {
   /**
-   * `docker buildx version`; `fix` is a note that ends the message when buildx is missing (e.g. "nothing was assigned"), `alternative` is one
+   * `docker buildx version`; `note` ends the message when buildx is missing (e.g. "nothing was assigned"), `alternative` is one
    * more way out (see BuildxUnavailableError), e.g. INSTALL_BUILDX_ALTERNATIVE.
    */
-  buildx?: {fix?: string; alternative?: string};
+  buildx?: {note?: string; alternative?: string};
   /** Requested platforms, checked for form (the builders' platforms are checked once they are ready). */
   platforms?: {values: string[]; name: string};
   /** A command to run with the builder: it must be found (CLI `builder run`). */
@@ -200,7 +200,7 @@ export async function runLocalChecks<T = undefined>(
       if (checks.platforms) checkPlatformNames(checks.platforms.values, checks.platforms.name);
       if (checks.command) requireCommand(checks.command.name, checks.command);
       const buildxVersion = checks.buildx
-        ? await requireBuildx(env.buildx, {logger}, signal, checks.buildx.fix, checks.buildx.alternative)
+        ? await requireBuildx(env.buildx, {logger}, signal, checks.buildx.note, checks.buildx.alternative)
         : undefined;
       const more = (checks.more ? await checks.more(buildxVersion) : undefined) as T;
       return {...(buildxVersion !== undefined ? {buildxVersion} : {}), more};

@@ -55,7 +55,7 @@ export interface RemoteBuildOpts<P, R> {
   io: ActionIO;
   buildx: Buildx;
   /** How the local checks' `docker buildx version` advises when buildx is missing (LocalChecks.buildx). */
-  buildxCheck?: {fix?: string; alternative?: string};
+  buildxCheck?: {note?: string; alternative?: string};
   /** The `builder` input: when set, the build runs on that builder and nothing is assigned. */
   builder: string;
   /** Profiles to assign from, in order (unused with `builder`). */

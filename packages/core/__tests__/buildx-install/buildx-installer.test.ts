@@ -1,7 +1,7 @@
 // The installer end to end over real loopback HTTP: a fake of GitHub's docker/buildx releases, the real
 // @actions/tool-cache on a temporary RUNNER_TOOL_CACHE, and a fake `docker` that runs the plugin it finds in
 // $DOCKER_CONFIG/cli-plugins as the real CLI does.
-import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {afterEach, beforeEach, describe, expect, jest, test} from '@jest/globals';
 import {execFile} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {
@@ -38,6 +38,8 @@ let root: string;
 let fake: FakeBuildxReleases;
 let env: Record<string, string>;
 let docker: string;
+/** The workflow commands @actions/tool-cache wrote (its core.debug lines), kept out of the test log. */
+let toolCacheCommands: string[];
 const saved = {RUNNER_TOOL_CACHE: process.env['RUNNER_TOOL_CACHE'], RUNNER_TEMP: process.env['RUNNER_TEMP']};
 
 beforeEach(async () => {
@@ -51,10 +53,20 @@ beforeEach(async () => {
   process.env['RUNNER_TOOL_CACHE'] = env['RUNNER_TOOL_CACHE'];
   process.env['RUNNER_TEMP'] = env['RUNNER_TEMP'];
   docker = writeFakeDocker(join(root, 'bin'));
+  toolCacheCommands = [];
+  const write = process.stdout.write.bind(process.stdout);
+  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+    if (typeof chunk === 'string' && chunk.startsWith('::')) {
+      toolCacheCommands.push(chunk.trimEnd());
+      return true;
+    }
+    return write(chunk, ...rest);
+  }) as typeof process.stdout.write);
   fake = await FakeBuildxReleases.start({versions: ['0.19.3', '0.18.0']});
 });
 
 afterEach(async () => {
+  jest.restoreAllMocks();
   await fake.close();
   rmSync(root, {recursive: true, force: true});
   for (const [k, v] of Object.entries(saved)) {
@@ -109,6 +121,11 @@ describe('a release', () => {
     expect(readFileSync(got.cachedPath)).toEqual(FakeBuildxReleases.assetBody('0.19.3', HOST));
     expect(statSync(got.pluginPath).mode & 0o111).toBe(0o111);
     expect(cachedVersions()).toEqual(['0.19.3']);
+    // The cache was asked first and missed, then filled: @actions/tool-cache's own account of it.
+    const missed = toolCacheCommands.findIndex(c => c === '::debug::not found');
+    const cached = toolCacheCommands.findIndex(c => c === '::debug::Caching tool docker-buildx 0.19.3 ' + HOST.arch);
+    expect(missed).toBeGreaterThanOrEqual(0);
+    expect(cached).toBeGreaterThan(missed);
     // checksums.txt, then the asset through GitHub's redirect to its objects host.
     expect(fake.requests.map(r => `${r.status} ${r.path}`)).toEqual([
       '302 /docker/buildx/releases/download/v0.19.3/checksums.txt',

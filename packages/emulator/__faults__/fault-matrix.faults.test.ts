@@ -249,7 +249,7 @@ const READINESS: Scenario[] = [
     expect: {
       exit: 1,
       error:
-        /was not ready in time: the details request got no answer before the readiness deadline\. Timed out after 3000 ms: the service kept failing until then, so a longer "timeout" would not help/,
+        /was not ready in time: the details request got no answer before the readiness deadline\. Timed out after 3000 ms: the service did not answer its last request, so raise the "timeout" input only if the service is slow rather than down/,
       assigned: 1,
       also: ({job}) => {
         // Without the fix the 15 s request limit ended the wait; with it, main ends within 3 s + start + teardown.

@@ -6,6 +6,7 @@ import {
   BuilderTimeoutError,
   DEFAULT_POLL_SCHEDULE,
   DETAILS_404_GRACE_MS,
+  explainTimeout,
   waitForBuilderReady,
   type PollSchedule,
   type ReadyBuilder
@@ -281,6 +282,7 @@ describe('waitForBuilderReady: failures', () => {
     expect((e as BuilderTimeoutError).serviceFailure).toBe(
       'the details request got no answer before the readiness deadline'
     );
+    expect((e as BuilderTimeoutError).serviceSilent).toBe(true);
   });
 
   test('a deadline that cuts a request in flight keeps what the service last answered (here HTTP 500)', async () => {
@@ -289,6 +291,7 @@ describe('waitForBuilderReady: failures', () => {
     expect(e).toBeInstanceOf(BuilderTimeoutError);
     expect(e.message).toBe('Builder b1 was not ready in time: Failed to get builder details: HTTP 500: down');
     expect((e as BuilderTimeoutError).serviceFailure).toBe('Failed to get builder details: HTTP 500: down');
+    expect((e as BuilderTimeoutError).serviceSilent).toBe(false);
   });
 
   test('while 404s are tolerated, the deadline names them', async () => {
@@ -363,6 +366,40 @@ describe('waitForBuilderReady: failures', () => {
     const e = await failure(h.run());
     expect(e).toBeInstanceOf(BuilderFailedError);
     expect(e.message).toBe(message);
+  });
+});
+
+describe('explainTimeout', () => {
+  const starting = new BuilderTimeoutError('b1', 'Builder b1 was not ready in time: status is "starting"');
+  const failing = new BuilderTimeoutError('b1', 'Builder b1 was not ready in time: HTTP 500', 'HTTP 500');
+  const silent = new BuilderTimeoutError('b1', 'Builder b1 was not ready in time: no answer', 'no answer', true);
+  test.each([
+    [starting, 'timeout', 'Timed out after 600 ms: raise the "timeout" input if the profile needs longer to start'],
+    [starting, '--timeout', 'Timed out after 600 ms: raise --timeout if the profile needs longer to start'],
+    [
+      failing,
+      'timeout',
+      'Timed out after 600 ms: the service kept failing until then, so a longer "timeout" would not help: try again later, and check the service\'s status if it persists'
+    ],
+    [
+      silent,
+      'timeout',
+      'Timed out after 600 ms: the service did not answer its last request, so raise the "timeout" input only if the service is slow rather than down, and check the service\'s status if it persists'
+    ],
+    [
+      silent,
+      '--timeout',
+      "Timed out after 600 ms: the service did not answer its last request, so raise --timeout only if the service is slow rather than down, and check the service's status if it persists"
+    ]
+  ])('%#: %s named %s', (e, name, advice) => {
+    const explained = explainTimeout(e, 600, name) as Error;
+    expect(explained.message).toBe(`${e.message}. ${advice}`);
+    expect(explained.cause).toBe(e);
+  });
+
+  test('other errors pass through unchanged', () => {
+    const other = new Error('boom');
+    expect(explainTimeout(other, 600, 'timeout')).toBe(other);
   });
 });
 

@@ -67,17 +67,20 @@ export class BuilderFailedError extends Error {
 }
 
 /**
- * The message for a timed-out provision: "raise the timeout" only when the builder was still starting; when
- * the service kept failing until the deadline, a longer timeout would not help, and the message says so.
+ * The message for a timed-out provision: "raise the timeout" when the builder was still starting; when the
+ * service kept failing until the deadline, a longer timeout would not help, and the message says so; when
+ * it stopped answering, we cannot tell a slow service from a down one, so the advice names both.
  */
 export function explainTimeout(e: unknown, timeoutMs: number, timeoutInput: string): unknown {
   if (!(e instanceof BuilderTimeoutError)) return e;
   // A CLI flag (`--timeout`) is named as typed; an action input as `the "timeout" input`.
   const setting = timeoutInput.startsWith('-') ? timeoutInput : `the "${timeoutInput}" input`;
   const advice =
-    e.serviceFailure !== undefined
-      ? `the service kept failing until then, so a longer "${timeoutInput}" would not help: try again later, and check the service's status if it persists`
-      : `raise ${setting} if the profile needs longer to start`;
+    e.serviceFailure === undefined
+      ? `raise ${setting} if the profile needs longer to start`
+      : e.serviceSilent
+        ? `the service did not answer its last request, so raise ${setting} only if the service is slow rather than down, and check the service's status if it persists`
+        : `the service kept failing until then, so a longer "${timeoutInput}" would not help: try again later, and check the service's status if it persists`;
   return new Error(`${e.message}. Timed out after ${timeoutMs} ms: ${advice}`, {cause: e});
 }
 
@@ -90,7 +93,9 @@ export class BuilderTimeoutError extends Error {
      * Set when what kept the builder from being ready at the deadline was the service failing (5xx, no
      * answer, refused connections) rather than the builder still starting: a longer timeout would not help.
      */
-    readonly serviceFailure?: string
+    readonly serviceFailure?: string,
+    /** With serviceFailure: the last request got no answer at all (slow or down: we cannot tell which). */
+    readonly serviceSilent = false
   ) {
     super(message);
     this.name = 'BuilderTimeoutError';
@@ -121,6 +126,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let requests = 0;
   let lastProblem = 'no details received yet';
   let serviceFailure: string | undefined;
+  let serviceSilent = false;
   let answered = false;
   const since = clock.now();
   const progress = opts.progress ?? new ReadinessProgress({ids: [builderId], since, deadline: opts.deadline});
@@ -141,7 +147,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       throw new BuilderTimeoutError(
         builderId,
         `Builder ${builderId} was not ready in time: ${lastProblem}`,
-        serviceFailure
+        serviceFailure,
+        serviceFailure !== undefined && serviceSilent
       );
     }
     const line = progress.due(started);
@@ -192,6 +199,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
             // (When the deadline cut a request in flight, what the service last said is still the reason.)
             lastProblem = errorMessage(e);
             serviceFailure = lastProblem;
+            serviceSilent = e instanceof DeadlineError || (e instanceof ApiError && e.code === 'ETIMEDOUT');
           }
           consecutiveErrors++;
           wait = Math.min(schedule.maxBackoffMs, schedule.intervalMs * 2 ** consecutiveErrors);

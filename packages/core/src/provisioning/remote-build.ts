@@ -152,12 +152,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
     env: io.env,
     certRoot: io.env['RUNNER_TEMP'],
     recorder,
-    ...(opts.makeApi ? {makeApi: opts.makeApi} : {}),
-    ...(opts.builderName ? {builderName: opts.builderName} : {}),
-    ...(opts.clock ? {clock: opts.clock} : {}),
-    ...(opts.probe ? {probe: opts.probe} : {}),
-    ...(opts.schedule ? {schedule: opts.schedule} : {}),
-    ...(opts.signal ? {signal: opts.signal} : {})
+    ...injectedDeps(opts)
   });
   const {lifecycle} = provisioner;
   try {

@@ -33,10 +33,11 @@ export interface StepDeps {
   loadToolCache?: LoadToolCache;
 }
 
-/** The collaborators of `deps` the provisioner takes, only those given (so production defaults apply). */
-export function injectedDeps(
-  deps: StepDeps
-): Pick<StepDeps, 'makeApi' | 'builderName' | 'clock' | 'probe' | 'schedule' | 'signal'> {
+/** The collaborators a step injects into the Provisioner (the rest it builds from the step's inputs). */
+export type ProvisionerDeps = Pick<StepDeps, 'makeApi' | 'builderName' | 'clock' | 'probe' | 'schedule' | 'signal'>;
+
+/** The provisioner's collaborators among `deps`, only those given (so production defaults apply). */
+export function injectedDeps(deps: ProvisionerDeps): ProvisionerDeps {
   return {
     ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
     ...(deps.builderName ? {builderName: deps.builderName} : {}),

@@ -4,6 +4,7 @@ import {Emulator} from '@remote-builder-actions/emulator';
 import {ApiClient} from '../../src/api/api-client.js';
 import type {CreateRunnerRequest} from '../../src/api/runner-types.js';
 import {ApiError, InputError} from '../../src/errors.js';
+import {failure} from '../fakes/failure.js';
 
 const KEY = 'rb_ci_key_0a1b2c';
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -51,16 +52,6 @@ function createRequest(image: string, name: string): CreateRunnerRequest {
       }
     }
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('stacks', () => {
@@ -118,7 +109,7 @@ describe('runner images', () => {
   });
 
   test('the emulator refuses what the client lets through: an unknown stack', async () => {
-    const e = await failure(client.createRunnerImage({alias: 'x', stack_id: 'stk_nope', type: 'custom'}));
+    const e = await failure(client.createRunnerImage({alias: 'x', stack_id: 'stk_nope', type: 'custom'}), ApiError);
     expect(e.status).toBe(400);
     expect(e.message).toMatch(/^Failed to create runner image: HTTP 400: .*stack_id/);
   });
@@ -131,7 +122,10 @@ describe('runner images', () => {
   });
 
   test('updating an unknown image is a 404 with a hint', async () => {
-    const e = await failure(client.updateRunnerImage('img_nope', {settings: {purge_image_versions_offset: 1}}));
+    const e = await failure(
+      client.updateRunnerImage('img_nope', {settings: {purge_image_versions_offset: 1}}),
+      ApiError
+    );
     expect(e.status).toBe(404);
     expect(e.hint).toMatch(/no runner image "img_nope"/);
   });
@@ -177,7 +171,7 @@ describe('runners', () => {
 
     const deleted = await client.deleteRunner(created.id);
     expect(deleted.id).toBe(created.id);
-    const gone = await failure(client.getRunner(created.id));
+    const gone = await failure(client.getRunner(created.id), ApiError);
     expect(gone.status).toBe(404);
     expect(gone.message).toContain(`no runner "${created.id}"`);
   });
@@ -218,9 +212,9 @@ describe('runners', () => {
 
   test('the emulator refuses what the client lets through: a duplicate name, an unknown image', async () => {
     await client.createRunner(createRequest(image, 'twin'));
-    const dup = await failure(client.createRunner(createRequest(image, 'twin')));
+    const dup = await failure(client.createRunner(createRequest(image, 'twin')), ApiError);
     expect(dup.status).toBe(409);
-    const unknown = await failure(client.createRunner(createRequest('img_nope', 'orphan')));
+    const unknown = await failure(client.createRunner(createRequest('img_nope', 'orphan')), ApiError);
     expect(unknown.status).toBe(400);
     expect(unknown.bodyExcerpt).toContain('configuration.image');
   });
@@ -235,7 +229,7 @@ describe('runners', () => {
 
   test('a 500 on create is not retried, and says the runner may exist', async () => {
     emu.addFault({route: 'create-runner', status: 500, times: 1, processFirst: true});
-    const e = await failure(client.createRunner(createRequest(image, 'maybe-made')));
+    const e = await failure(client.createRunner(createRequest(image, 'maybe-made')), ApiError);
     expect(e.status).toBe(500);
     expect(e.hint).toMatch(/may have been created anyway/);
     expect(emu.runners().some(r => r.name === 'maybe-made')).toBe(true);
@@ -244,7 +238,7 @@ describe('runners', () => {
   test('a lost PATCH answer is not retried', async () => {
     const r = await client.createRunner(createRequest(image, 'patched'));
     emu.addFault({route: 'update-runner', action: 'reset', times: 1, processFirst: true});
-    const e = await failure(client.updateRunner(r.id, {pool_size: 9}));
+    const e = await failure(client.updateRunner(r.id, {pool_size: 9}), ApiError);
     expect(e.status).toBeUndefined();
     expect(e.hint).toMatch(/may have been applied anyway/);
     expect(emu.requests().filter(x => x.path === `/api/v1/runners/${r.id}` && x.method === 'PATCH')).toHaveLength(1);
@@ -253,7 +247,7 @@ describe('runners', () => {
   test('a lost DELETE answer is retried; the retry finds the runner gone', async () => {
     const r = await client.createRunner(createRequest(image, 'deleted-twice'));
     emu.addFault({route: 'delete-runner', action: 'reset', times: 1, processFirst: true});
-    const e = await failure(client.deleteRunner(r.id));
+    const e = await failure(client.deleteRunner(r.id), ApiError);
     expect(e.status).toBe(404);
     expect(e.hint).toMatch(/already deleted\?.*gave up after 2 attempts/);
   });
@@ -268,7 +262,7 @@ describe('scopes (spec §5.3)', () => {
     const c = new ApiClient({baseUrl: emu.url, token});
     try {
       for (const call of [() => c.listStacks(), () => c.listRunners(), () => c.listRunnerImages()]) {
-        const e = await failure(call());
+        const e = await failure(call(), ApiError);
         expect(e.status).toBe(status);
         expect(e.hint).toMatch(hint);
       }

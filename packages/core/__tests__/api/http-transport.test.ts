@@ -12,6 +12,7 @@ import {
   startProxy,
   startServer as startRecordingServer
 } from '../net/net-helpers.js';
+import {failure} from '../fakes/failure.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
@@ -60,16 +61,6 @@ function transport(): NodeHttpTransport {
 
 function get(url: string, extra: Partial<HttpRequest> = {}): HttpRequest {
   return {method: 'GET', url, headers: {Accept: 'application/json'}, timeoutMs: 2000, ...extra};
-}
-
-async function failure(p: Promise<unknown>): Promise<TransportError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(TransportError);
-    return e as TransportError;
-  }
-  throw new Error('expected a TransportError');
 }
 
 async function until(cond: () => boolean, ms = 2000): Promise<void> {
@@ -134,7 +125,7 @@ describe('NodeHttpTransport', () => {
   test('a server that never answers times out: ETIMEDOUT, notSent false', async () => {
     const server = await startServer(() => undefined);
     const started = Date.now();
-    const e = await failure(transport().request(get(server.url, {timeoutMs: 150})));
+    const e = await failure(transport().request(get(server.url, {timeoutMs: 150})), TransportError);
     expect(e.code).toBe('ETIMEDOUT');
     expect(e.notSent).toBe(false);
     expect(Date.now() - started).toBeLessThan(1500);
@@ -145,7 +136,7 @@ describe('NodeHttpTransport', () => {
       res.writeHead(200, {'Content-Length': '10'});
       res.write('abc');
     });
-    const e = await failure(transport().request(get(server.url, {timeoutMs: 150})));
+    const e = await failure(transport().request(get(server.url, {timeoutMs: 150})), TransportError);
     expect(e.code).toBe('ETIMEDOUT');
     expect(e.notSent).toBe(false);
   });
@@ -155,7 +146,7 @@ describe('NodeHttpTransport', () => {
     await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
     const {port} = probe.address() as AddressInfo;
     await new Promise<void>(resolve => probe.close(() => resolve()));
-    const e = await failure(transport().request(get(`http://127.0.0.1:${port}/`)));
+    const e = await failure(transport().request(get(`http://127.0.0.1:${port}/`)), TransportError);
     expect(e.code).toBe('ECONNREFUSED');
     expect(e.notSent).toBe(true);
   });
@@ -165,14 +156,14 @@ describe('NodeHttpTransport', () => {
       res.writeHead(200, {'Content-Length': '100'});
       res.write('partial', () => req.socket.destroy());
     });
-    const e = await failure(transport().request(get(server.url)));
+    const e = await failure(transport().request(get(server.url)), TransportError);
     expect(e.code).toBe('ECONNRESET');
     expect(e.notSent).toBe(false);
   });
 
   test('a connection closed before any response: ECONNRESET, notSent false', async () => {
     const server = await startServer(req => req.socket.destroy());
-    const e = await failure(transport().request(get(server.url)));
+    const e = await failure(transport().request(get(server.url)), TransportError);
     expect(e.code).toBe('ECONNRESET');
     expect(e.notSent).toBe(false);
   });
@@ -180,14 +171,14 @@ describe('NodeHttpTransport', () => {
   test('abort while waiting for the answer: EABORTED, notSent false', async () => {
     const controller = new AbortController();
     const server = await startServer(() => controller.abort());
-    const e = await failure(transport().request(get(server.url, {signal: controller.signal})));
+    const e = await failure(transport().request(get(server.url, {signal: controller.signal})), TransportError);
     expect(e.code).toBe('EABORTED');
     expect(e.notSent).toBe(false);
   });
 
   test('an already aborted signal sends nothing: EABORTED, notSent true', async () => {
     const server = await startServer((_req, res) => res.end('ok'));
-    const e = await failure(transport().request(get(server.url, {signal: AbortSignal.abort()})));
+    const e = await failure(transport().request(get(server.url, {signal: AbortSignal.abort()})), TransportError);
     expect(e.code).toBe('EABORTED');
     expect(e.notSent).toBe(true);
     expect(server.connectionCount()).toBe(0);
@@ -197,7 +188,7 @@ describe('NodeHttpTransport', () => {
     const server = await startServer((_req, res) => res.end('x'.repeat(5000)));
     const t = new NodeHttpTransport({maxResponseBytes: 1000});
     cleanups.push(() => t.close());
-    const e = await failure(t.request(get(server.url)));
+    const e = await failure(t.request(get(server.url)), TransportError);
     expect(e.code).toBe('ERESPONSETOOLARGE');
     expect(e.notSent).toBe(false);
   });
@@ -212,13 +203,13 @@ describe('NodeHttpTransport', () => {
     // The server keeps idle connections for 5 s, so only the client can have closed this one.
     await until(() => server.connections.size === 0, 1000);
     await until(() => tcpSockets() === 0, 1000);
-    const e = await failure(t.request(get(server.url)));
+    const e = await failure(t.request(get(server.url)), TransportError);
     expect(e.code).toBe('ECLOSED');
     expect(e.notSent).toBe(true);
   });
 
   test.each(['not a url', 'ftp://127.0.0.1/'])('%#. rejects %j as not sent', async url => {
-    const e = await failure(transport().request(get(url)));
+    const e = await failure(transport().request(get(url)), TransportError);
     expect(e.notSent).toBe(true);
   });
 });
@@ -322,7 +313,10 @@ describe('NodeHttpTransport through a proxy', () => {
     const material = await apiTls();
     const api = await startRecordingServer({tls: material});
     const proxy = await startProxy();
-    const e = await failure(via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:${api.port}/`)));
+    const e = await failure(
+      via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:${api.port}/`)),
+      TransportError
+    );
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({notSent: true, failure: 'tls', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'});
     expect(e.message).toBe(
@@ -357,7 +351,8 @@ describe('NodeHttpTransport through a proxy', () => {
     const api = await startRecordingServer({tls: material});
     const proxy = await startProxy(opts);
     const e = await failure(
-      via({HTTPS_PROXY: proxy.url}, {ca: material.caCert}).request(get(`https://${API_HOST}:${api.port}/`))
+      via({HTTPS_PROXY: proxy.url}, {ca: material.caCert}).request(get(`https://${API_HOST}:${api.port}/`)),
+      TransportError
     );
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({code, notSent: true});
@@ -367,7 +362,10 @@ describe('NodeHttpTransport through a proxy', () => {
 
   test('a proxy that is down: ECONNREFUSED, not sent, says so', async () => {
     const port = await closedPort();
-    const e = await failure(via({HTTPS_PROXY: `http://127.0.0.1:${port}`}).request(get(`https://${API_HOST}/`)));
+    const e = await failure(
+      via({HTTPS_PROXY: `http://127.0.0.1:${port}`}).request(get(`https://${API_HOST}/`)),
+      TransportError
+    );
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({code: 'ECONNREFUSED', notSent: true});
     expect(e.message).toBe(`cannot reach the proxy http://127.0.0.1:${port} (ECONNREFUSED): check HTTPS_PROXY`);
@@ -375,7 +373,10 @@ describe('NodeHttpTransport through a proxy', () => {
 
   test('a proxy that never answers the CONNECT: the request times out as a proxy failure and the tunnel is dropped', async () => {
     const proxy = await startProxy({mode: 'stall'});
-    const e = await failure(via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:9/`, {timeoutMs: 150})));
+    const e = await failure(
+      via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}:9/`, {timeoutMs: 150})),
+      TransportError
+    );
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({code: 'ETIMEDOUT', notSent: true});
     expect(e.message).toBe(
@@ -390,14 +391,15 @@ describe('NodeHttpTransport through a proxy', () => {
     const pending = via({HTTPS_PROXY: proxy.url}).request(get(`https://${API_HOST}/`, {signal: controller.signal}));
     await until(() => proxy.log().length === 1);
     controller.abort();
-    const e = await failure(pending);
+    const e = await failure(pending, TransportError);
     expect(e).toMatchObject({code: 'EABORTED', notSent: true});
     await until(() => proxy.openConnections() === 0);
   });
 
   test('an unusable proxy variable: EPROXYCONFIG, not sent, nothing connects', async () => {
     const e = await failure(
-      via({HTTPS_PROXY: 'socks5://jo:s3cret@proxy.corp:1080'}).request(get(`https://${API_HOST}/`))
+      via({HTTPS_PROXY: 'socks5://jo:s3cret@proxy.corp:1080'}).request(get(`https://${API_HOST}/`)),
+      TransportError
     );
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({code: 'EPROXYCONFIG', notSent: true});
@@ -416,7 +418,7 @@ describe('NodeHttpTransport through a proxy', () => {
     const pending = t.request(get(`https://other.remote-builder.test:${api.port}/`));
     await until(() => proxy.log().length === 2);
     t.close();
-    expect((await failure(pending)).notSent).toBe(true);
+    expect((await failure(pending, TransportError)).notSent).toBe(true);
     await until(() => proxy.openConnections() === 0, 1000);
     await until(() => tcpSockets() === 0, 1000);
   });

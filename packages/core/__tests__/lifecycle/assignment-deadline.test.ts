@@ -16,6 +16,7 @@ import {FakeExec} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 import {RecordingStateStore} from '../fakes/recording-state-store.js';
+import {failure} from '../fakes/failure.js';
 
 let root: string;
 beforeEach(async () => {
@@ -47,15 +48,6 @@ function harness(clock: Clock = new FakeClock()) {
     lifecycle.provision({profiles: ['amd'], timeoutMs: 60, setupBuildx: false, use: false, ...o});
   const state = (): BuilderState => loadBuilderState(store) as BuilderState;
   return {api, logger, provision, state};
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err
-  );
-  expect(e).toBeInstanceOf(Error);
-  return e as Error;
 }
 
 describe('BuilderLifecycle: an assignment slower than the deadline', () => {

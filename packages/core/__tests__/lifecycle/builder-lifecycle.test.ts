@@ -28,6 +28,7 @@ import {FakeProbe} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 import {RecordingStateStore} from '../fakes/recording-state-store.js';
+import {failure} from '../fakes/failure.js';
 
 const schedule: PollSchedule = {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400};
 const API_URL = 'https://api.example.com';
@@ -75,15 +76,6 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
     lifecycle.provision({profiles: ['amd'], timeoutMs: 10_000, setupBuildx: true, use: true, ...o});
   const state = (): BuilderState => loadBuilderState(store) as BuilderState;
   return {events, api, store, clock, logger, probe, exec, handle, lifecycle, provision, state};
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err
-  );
-  expect(e).toBeInstanceOf(Error);
-  return e as Error;
 }
 
 const certsOf = (certDir: string, id: string) => ({

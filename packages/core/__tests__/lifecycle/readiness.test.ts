@@ -23,6 +23,7 @@ import {FakeClock} from '../fakes/fake-clock.js';
 import {FakeProbe, rejected, unreachable, type ProbeStep} from '../fakes/fake-probe.js';
 import {TEST_KEY_SECRET_LINES, TEST_PEMS} from '../fakes/pems.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
+import {failure} from '../fakes/failure.js';
 
 const schedule: PollSchedule = {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400};
 const HOST = '10.0.0.1:1234';
@@ -52,15 +53,6 @@ function harness(details: DetailsStep[], probeSteps: ProbeStep[] = []): Harness 
       ...(o.schedule === null ? {} : {schedule: o.schedule ?? schedule})
     });
   return {api, clock, logger, probe, run};
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err
-  );
-  expect(e).toBeInstanceOf(Error);
-  return e as Error;
 }
 
 describe('waitForBuilderReady: ready', () => {

@@ -6,6 +6,7 @@ import {ProxyError} from '../../src/net/proxy-error.js';
 import {authority, openTunnel} from '../../src/net/proxy-tunnel.js';
 import {TransportError} from '../../src/net/transport-error.js';
 import {BUILDER_HOST, cleanups, closedPort, runCleanups, startProxy} from './net-helpers.js';
+import {failure} from '../fakes/failure.js';
 
 afterEach(runCleanups);
 
@@ -36,16 +37,6 @@ function roundTrip(stream: Duplex, text: string): Promise<string> {
   });
 }
 
-async function failure(p: Promise<unknown>): Promise<TransportError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(TransportError);
-    return e as TransportError;
-  }
-  throw new Error('expected a TransportError');
-}
-
 const choice = (value: string, variable = 'HTTPS_PROXY') => {
   const c = proxyFor(`https://${BUILDER_HOST}`, {[variable]: value});
   if (!c) throw new Error('no proxy chosen');
@@ -73,7 +64,7 @@ describe('openTunnel', () => {
 
   test('407 without credentials says the variable has none', async () => {
     const proxy = await startProxy({auth: {username: 'jo', password: 'pw'}});
-    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 1234}));
+    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 1234}), TransportError);
     expect(e).toBeInstanceOf(ProxyError);
     expect(e).toMatchObject({code: 'EPROXYAUTH', notSent: true, failure: 'refused', status: 407});
     expect(e.message).toBe(
@@ -85,7 +76,8 @@ describe('openTunnel', () => {
   test('407 with wrong credentials names the variable, never the password', async () => {
     const proxy = await startProxy({auth: {username: 'jo', password: 'pw'}});
     const e = await failure(
-      openTunnel({proxy: choice(proxy.urlWith('jo', 'wrong-s3cret'), 'https_proxy'), host: BUILDER_HOST, port: 1})
+      openTunnel({proxy: choice(proxy.urlWith('jo', 'wrong-s3cret'), 'https_proxy'), host: BUILDER_HOST, port: 1}),
+      TransportError
     );
     expect(e.message).toBe(
       `the proxy ${proxy.url} refused the tunnel to ${BUILDER_HOST}:1 (HTTP 407 Proxy Authentication Required): ` +
@@ -96,7 +88,7 @@ describe('openTunnel', () => {
 
   test('403 says the proxy does not allow the target', async () => {
     const proxy = await startProxy({mode: 'refuse'});
-    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443}));
+    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443}), TransportError);
     expect(e).toMatchObject({code: 'EPROXYFORBIDDEN', notSent: true, status: 403});
     expect(e.message).toBe(
       `the proxy ${proxy.url} refused the tunnel to ${BUILDER_HOST}:443 (HTTP 403 Forbidden): ask its administrator ` +
@@ -106,7 +98,10 @@ describe('openTunnel', () => {
 
   test('502 when the proxy cannot reach the target', async () => {
     const proxy = await startProxy();
-    const e = await failure(openTunnel({proxy: choice(proxy.url), host: 'unknown.remote-builder.test', port: 443}));
+    const e = await failure(
+      openTunnel({proxy: choice(proxy.url), host: 'unknown.remote-builder.test', port: 443}),
+      TransportError
+    );
     expect(e).toMatchObject({code: 'EPROXYTUNNEL', notSent: true, status: 502});
     expect(e.message).toMatch(
       /^the proxy http:\/\/127\.0\.0\.1:\d+ failed to open the tunnel to unknown\.remote-builder\.test:443 \(HTTP 502 Bad Gateway\): the proxy cannot reach/
@@ -115,14 +110,17 @@ describe('openTunnel', () => {
 
   test('a proxy that is down: cannot reach it, check the variable', async () => {
     const port = await closedPort();
-    const e = await failure(openTunnel({proxy: choice(`http://127.0.0.1:${port}`), host: BUILDER_HOST, port: 443}));
+    const e = await failure(
+      openTunnel({proxy: choice(`http://127.0.0.1:${port}`), host: BUILDER_HOST, port: 443}),
+      TransportError
+    );
     expect(e).toMatchObject({code: 'ECONNREFUSED', notSent: true, failure: 'unreachable'});
     expect(e.message).toBe(`cannot reach the proxy http://127.0.0.1:${port} (ECONNREFUSED): check HTTPS_PROXY`);
   });
 
   test('a proxy that hangs up during the CONNECT', async () => {
     const proxy = await startProxy({mode: 'reset'});
-    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443}));
+    const e = await failure(openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443}), TransportError);
     expect(e).toMatchObject({code: 'ECONNRESET', notSent: true, failure: 'broken'});
     expect(e.message).toBe(
       `the proxy ${proxy.url} closed the connection while opening the tunnel to ${BUILDER_HOST}:443 (ECONNRESET): check HTTPS_PROXY`
@@ -135,7 +133,7 @@ describe('openTunnel', () => {
     const opening = openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443, signal: controller.signal});
     await until(() => proxy.log().length === 1);
     controller.abort();
-    const e = await failure(opening);
+    const e = await failure(opening, TransportError);
     expect(e).toMatchObject({code: 'EABORTED', notSent: true});
     await until(() => proxy.openConnections() === 0);
   });
@@ -143,7 +141,8 @@ describe('openTunnel', () => {
   test('an already aborted signal opens nothing', async () => {
     const proxy = await startProxy();
     const e = await failure(
-      openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443, signal: AbortSignal.abort()})
+      openTunnel({proxy: choice(proxy.url), host: BUILDER_HOST, port: 443, signal: AbortSignal.abort()}),
+      TransportError
     );
     expect(e.code).toBe('EABORTED');
     expect(proxy.log()).toEqual([]);

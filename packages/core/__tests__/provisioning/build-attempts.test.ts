@@ -16,6 +16,7 @@ import {FakeBuilderApi, httpError, pendingDetails, readyDetails} from '../fakes/
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
+import {failure} from '../fakes/failure.js';
 
 const STREAM_LOST =
   '#12 [3/3] RUN make\nERROR: failed to receive status: rpc error: code = Unavailable desc = error reading from server: EOF\n';
@@ -93,15 +94,6 @@ function harness(steps: Step[], over: Partial<BuildAttemptsOpts<string, string>>
     ...over
   };
   return {api, probe, logger, attempts, builds, replaced, run: () => runBuildAttempts(opts)};
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err
-  );
-  expect(e).toBeInstanceOf(Error);
-  return e as Error;
 }
 
 describe('runBuildAttempts', () => {

@@ -12,13 +12,15 @@ import {tmpdir} from 'node:os';
 import {join, relative} from 'node:path';
 import {Emulator} from '../emulator.js';
 import {jobDirs, runAction, type ActionRunResult} from '../harness/index.js';
+import {LineSplitter} from '../harness/line-splitter.js';
 import type {LedgerEntry} from '../ledger.js';
 import {probeDocker, type DockerProbe} from './docker-probe.js';
+import {alignTable} from './align-table.js';
 import {StepLog} from './step-log.js';
 import {summaryToText} from './summary-text.js';
 
-export const DEMO_API_KEY = 'demo-api-key';
-export const DEMO_PROFILE = {
+const DEMO_API_KEY = 'demo-api-key';
+const DEMO_PROFILE = {
   name: 'demo',
   architectures: ['amd64', 'arm64'] as ('amd64' | 'arm64')[],
   buildersPerAssignment: 2,
@@ -324,10 +326,14 @@ class DemoJobs {
     // Asynchronously: the builders' TLS endpoints run in this process, a synchronous child would block them.
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(command, args, {cwd: job.workspace, env, stdio: ['ignore', 'pipe', 'pipe']});
-      const splitters = [child.stdout, child.stderr].map(stream => lineReader(stream, line => log.line(line)));
+      const splitters = [child.stdout, child.stderr].map(stream => {
+        const splitter = new LineSplitter();
+        stream.on('data', (chunk: Buffer) => splitter.push(chunk).forEach(line => log.line(line)));
+        return splitter;
+      });
       child.once('error', reject);
       child.once('close', code => {
-        for (const flush of splitters) flush();
+        for (const splitter of splitters) splitter.end().forEach(line => log.line(line));
         resolve(code);
       });
     });
@@ -396,23 +402,8 @@ function listFiles(dir: string): string[] {
     .sort();
 }
 
-/** Calls onLine for each complete line of `stream`; the returned function flushes a last partial line. */
-function lineReader(stream: NodeJS.ReadableStream, onLine: (line: string) => void): () => void {
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split(/\r?\n/);
-    rest = parts.pop() ?? '';
-    for (const p of parts) onLine(p);
-  });
-  return () => {
-    if (rest !== '') onLine(rest);
-    rest = '';
-  };
-}
-
 /** The ledger as a table: which job, architecture, readiness, billed minutes, cost and how it ended. */
-export function ledgerLines(ledger: LedgerEntry[], buildersByJob: Record<string, string[]>): string[] {
+function ledgerLines(ledger: LedgerEntry[], buildersByJob: Record<string, string[]>): string[] {
   const jobOf = (id: string): string => Object.entries(buildersByJob).find(([, ids]) => ids.includes(id))?.[0] ?? '?';
   const rows = [
     ['Builder', 'Job', 'Arch', 'Size', 'Ready after', 'Billed', 'Cost', 'Ended'],
@@ -427,14 +418,10 @@ export function ledgerLines(ledger: LedgerEntry[], buildersByJob: Record<string,
       e.terminatedAt === undefined ? 'STILL ASSIGNED' : (e.reason ?? 'terminated')
     ])
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map(r => r[i]!.length)));
-  const render = (r: string[]): string => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
   const minutes = ledger.reduce((sum, e) => sum + e.billedMs, 0) / 60_000;
   const cost = ledger.reduce((sum, e) => sum + e.cost, 0);
   return [
-    render(rows[0]!),
-    `  ${widths.map(w => '─'.repeat(w)).join('  ')}`,
-    ...rows.slice(1).map(render),
+    ...alignTable(rows).map(line => `  ${line}`),
     `  Total: ${ledger.length} builder(s), ${minutes.toFixed(3)} builder-minutes, $${cost.toFixed(4)}`
   ];
 }

@@ -1,6 +1,8 @@
 // A job summary (GITHUB_STEP_SUMMARY: Markdown with some HTML, as @actions/core writes it) rendered as
 // plain text for a terminal: headings underlined, tables aligned in columns, emphasis and tags dropped.
 
+import {alignTable} from './align-table.js';
+
 const ENTITIES: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' '};
 
 /** The summary as terminal lines (no trailing blank lines, never two blank lines in a row). */
@@ -8,7 +10,7 @@ export function summaryToText(summary: string): string[] {
   const lines: string[] = [];
   let table: string[][] = [];
   const flushTable = (): void => {
-    if (table.length > 0) lines.push(...alignTable(table));
+    if (table.length > 0) lines.push('', ...alignTable(table), '');
     table = [];
   };
   for (const raw of htmlToMarkdown(summary).split('\n')) {
@@ -40,7 +42,6 @@ function htmlToMarkdown(text: string): string {
     .replace(/<\/?(p|div|details|ul|ol)>/gi, '\n')
     .replace(/<li>/gi, '\n- ')
     .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/?(code|strong|b|em|i|a)( [^>]*)?>/gi, '')
     .replace(/<[^>]+>/g, '');
 }
 
@@ -60,27 +61,14 @@ function pipeCells(line: string): string[] {
     .map(c => c.trim());
 }
 
-/** Emphasis, code spans, links and entities of one line. */
+/** Emphasis, code spans, links and entities of one line (its tags are gone: see htmlToMarkdown). */
 function inline(text: string): string {
   return text
-    .replace(/<[^>]+>/g, '')
     .replace(/\*\*(.+?)\*\*/g, '$1')
     .replace(/`([^`]*)`/g, '$1')
     .replace(/(^|\s)_(\S(?:.*?\S)?)_(?=\s|$)/g, '$1$2')
     .replace(/\[([^\]]+)\]\(([^)]+)\)/g, '$1 ($2)')
     .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_m, name: string) => ENTITIES[name] ?? '');
-}
-
-function alignTable(rows: string[][]): string[] {
-  const columns = Math.max(...rows.map(r => r.length));
-  const widths = Array.from({length: columns}, (_, i) => Math.max(...rows.map(r => (r[i] ?? '').length)));
-  const render = (cells: string[]): string =>
-    widths
-      .map((w, i) => (cells[i] ?? '').padEnd(w))
-      .join('  ')
-      .trimEnd();
-  const [head, ...rest] = rows;
-  return ['', render(head ?? []), widths.map(w => '─'.repeat(w)).join('  '), ...rest.map(render), ''];
 }
 
 function squeezeBlank(lines: string[]): string[] {

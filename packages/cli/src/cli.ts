@@ -1,4 +1,11 @@
-import {ApiError, CancelledError, errorMessage, InputError, PROJECT_VERSION} from '@remote-builder-actions/core';
+import {
+  ApiError,
+  CancelledError,
+  CommandNotFoundError,
+  errorMessage,
+  InputError,
+  PROJECT_VERSION
+} from '@remote-builder-actions/core';
 import {GLOBAL_OPTIONS, parseCommandArgs, splitCommand, wantsHelp} from './args.js';
 import {GLOBAL_HELP, type Command, type CommandGroup} from './command.js';
 import {builderGroup} from './commands/builder.js';
@@ -174,6 +181,11 @@ function report(ctx: CommandContext, e: unknown, path: string): number {
   if (e instanceof InputError) {
     ctx.logger.error(`${e.input}: ${e.message.slice(`Input "${e.input}": `.length)}`);
     return ExitCode.Usage;
+  }
+  // `builder run`'s command was not found (before anything was assigned): the shell's exit code for that.
+  if (e instanceof CommandNotFoundError) {
+    ctx.logger.error(e.message);
+    return ExitCode.CommandNotFound;
   }
   if (e instanceof CancelledError || ctx.signal.aborted) {
     ctx.logger.error(errorMessage(e));

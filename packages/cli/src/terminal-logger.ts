@@ -4,13 +4,13 @@ import type {TextSink} from './output.js';
 /** The prefix of every error line the CLI prints (usage errors too), so scripts and eyes find them. */
 export const ERROR_PREFIX = 'remote-builder: error: ';
 /** The prefix of every warning line. */
-export const WARNING_PREFIX = 'remote-builder: warning: ';
+const WARNING_PREFIX = 'remote-builder: warning: ';
 
 /** Calls `tick` every `ms` until the returned function is called. */
 export type Ticker = (ms: number, tick: () => void) => () => void;
 
 /** setInterval, not holding the process open. */
-export const intervalTicker: Ticker = (ms, tick) => {
+const intervalTicker: Ticker = (ms, tick) => {
   const timer = setInterval(tick, ms);
   timer.unref();
   return () => clearInterval(timer);

@@ -1,10 +1,5 @@
 import {isAbsolute, resolve} from 'node:path';
-import {
-  CommandNotFoundError,
-  MAX_TIMEOUT_MS,
-  parseProfileNames,
-  type PostCleanupResult
-} from '@remote-builder-actions/core';
+import {MAX_TIMEOUT_MS, parseProfileNames, type PostCleanupResult} from '@remote-builder-actions/core';
 import {list, positionals, str, wholeNumber, type OptionValues} from '../args.js';
 import {
   BUILDER_NAME,
@@ -251,15 +246,8 @@ ${STATE_NOTE}`,
     }
     const [command, ...commandArgs] = args.afterTerminator ?? [];
     if (command === undefined) throw new UsageError('missing the command to run after "--"', cmd);
-    let session: Session;
-    try {
-      session = await bringUp(ctx, {...upOptions(ctx, args.values, cmd, RUN_TIMEOUT_MS, false), command});
-    } catch (e) {
-      // Found before anything was assigned: the exit code of a command that cannot be started.
-      if (!(e instanceof CommandNotFoundError)) throw e;
-      ctx.logger.error(e.message);
-      return ExitCode.CommandNotFound;
-    }
+    // A command that cannot be found fails here, before anything is assigned (exit 127: see report() in cli.ts).
+    const session = await bringUp(ctx, {...upOptions(ctx, args.values, cmd, RUN_TIMEOUT_MS, false), command});
     let code: number | undefined;
     try {
       code = await runCommand(ctx, session.builder.name, command, commandArgs);

@@ -9,10 +9,11 @@
 import {spawn} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {join, relative} from 'node:path';
+import {delimiter, join, relative} from 'node:path';
 import {Emulator} from '../emulator.js';
 import {jobDirs, runAction, type ActionRunResult} from '../harness/index.js';
 import {LineSplitter} from '../harness/line-splitter.js';
+import {prependPathValue} from '../harness/runner-env.js';
 import type {LedgerEntry} from '../ledger.js';
 import {probeDocker, type DockerProbe} from './docker-probe.js';
 import {alignTable} from './align-table.js';
@@ -316,11 +317,13 @@ class DemoJobs {
     this.opts.out(`  $ ${command} ${args.join(' ')}`);
     const log = this.stepLog();
     const basePath = job.env['PATH'] ?? process.env['PATH'] ?? '';
+    // What main added to GITHUB_PATH goes first, by the runner's rule.
+    const added = prependPathValue(main.path);
     const env = {
       ...process.env,
       ...job.env,
       ...main.exportedEnv,
-      PATH: [...[...main.path].reverse(), basePath].join(':')
+      PATH: added ? `${added}${delimiter}${basePath}` : basePath
     };
     const begun = performance.now();
     // Asynchronously: the builders' TLS endpoints run in this process, a synchronous child would block them.

@@ -89,7 +89,7 @@ export function buildStepEnv(opts: StepEnvOpts): Record<string, string> {
 }
 
 /** The runner keeps each directory once, at its latest position, and puts the newest first. */
-function prependPathValue(added: string[]): string {
+export function prependPathValue(added: string[]): string {
   const ordered: string[] = [];
   for (const dir of added) {
     const at = ordered.indexOf(dir);

@@ -169,7 +169,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
     throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
   }
 
-  await writeBuildSummary(io, 'bake', () =>
+  await writeBuildSummary(io, 'bake', step.summary, () =>
     bakeSummary({...builderFacts(target, buildMs), definition: argsEnv.definition, ...(metadata ? {metadata} : {})})
   );
   return {

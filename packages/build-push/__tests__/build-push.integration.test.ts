@@ -281,6 +281,16 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(post.exitCode).toBe(0);
   });
 
+  test('the deprecated DOCKER_BUILD_NO_SUMMARY=true: no job summary, and its deprecation warned once', async () => {
+    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_NO_SUMMARY: 'true'}));
+    expect(main.exitCode).toBe(0);
+    expect(main.summary).toBe('');
+    expect(post.summary).toBe('');
+    expect(main.annotations.filter(a => a.level === 'warning').map(a => a.message)).toEqual([
+      'DOCKER_BUILD_NO_SUMMARY is deprecated. Set DOCKER_BUILD_SUMMARY to false instead.'
+    ]);
+  });
+
   test('secrets, the GitHub token, the API key and the client key are never printed', async () => {
     const secretValue = 's3cr3t-build-value-81f2';
     const fileSecret = 'file-secret-content-7c1d';

@@ -119,7 +119,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
 
-  await writeBuildSummary(io, 'build-push', () =>
+  await writeBuildSummary(io, 'build-push', step.summary, () =>
     buildSummary({
       ...builderFacts(target, buildMs),
       tags: inputs.tags,

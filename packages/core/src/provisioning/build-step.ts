@@ -9,6 +9,7 @@ import type {ActionIO} from './action-io.js';
 import {BuildStepState, type BuildStepInputs} from './action-inputs.js';
 import {buildStepSetup, runRemoteBuild, type BuildTarget} from './remote-build.js';
 import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
+import {buildSummaryEnabled} from './summary-env.js';
 import type {StepDeps} from './step-deps.js';
 
 /** What a build step's own work (prepare, build) runs with, made from its deps. */
@@ -21,6 +22,8 @@ export interface BuildStepTools {
   /** The step's private folder (iidfile, metadata file, secret files), removed when main ends. */
   files: BuildFiles;
   clock: Clock;
+  /** Whether to write the job summary (DOCKER_BUILD_SUMMARY), read once for the step: it may warn. */
+  summary: boolean;
 }
 
 export interface BuildStepOpts<P, R> {
@@ -54,6 +57,7 @@ export async function runBuildStep<P, R>(deps: StepDeps, opts: BuildStepOpts<P, 
   const exec = execWithEnv(deps.exec ?? new NodeExec({logger: io.logger}), env);
   const docker = deps.docker ?? 'docker';
   const buildx = deps.buildx ?? new Buildx({logger: io.logger, exec, docker, env});
+  const summary = buildSummaryEnabled(io);
   const files = BuildFiles.create(io.env['RUNNER_TEMP'], `${opts.action}-`);
   io.state.save(BuildStepState.TmpDir, files.dir);
   const tools: BuildStepTools = {
@@ -62,11 +66,12 @@ export async function runBuildStep<P, R>(deps: StepDeps, opts: BuildStepOpts<P, 
     docker,
     buildx,
     files,
-    clock: deps.clock ?? systemClock
+    clock: deps.clock ?? systemClock,
+    summary
   };
   try {
     return await runRemoteBuild({
-      ...buildStepSetup(deps, opts.inputs, {action: opts.action, buildx, exec, docker}),
+      ...buildStepSetup(deps, opts.inputs, {action: opts.action, buildx, exec, docker, summary}),
       prepare: version => opts.prepare(tools, version),
       build: (prepared, target, ctx) => opts.build(tools, prepared, target, ctx)
     });

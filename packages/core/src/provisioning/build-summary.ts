@@ -1,7 +1,6 @@
 import {errorMessage} from '../errors.js';
 import type {ActionIO, JobSummary} from './action-io.js';
 import type {BuildNode, BuildTarget} from './remote-build.js';
-import {buildSummaryEnabled} from './summary-env.js';
 
 /** Where a build ran and how long it waited and built: what every build step's job summary shows. */
 export interface BuilderFacts {
@@ -29,11 +28,16 @@ export function builderFacts(target: BuildTarget, buildMs: number): BuilderFacts
 }
 
 /**
- * Writes a build step's job summary, unless DOCKER_BUILD_SUMMARY is false (then says so at debug level);
- * a failure to write it only warns: the build itself succeeded.
+ * Writes a build step's job summary when `enabled` (the step's DOCKER_BUILD_SUMMARY; else says so at debug
+ * level); a failure to write it only warns: the build itself succeeded.
  */
-export async function writeBuildSummary(io: ActionIO, action: string, summary: () => JobSummary): Promise<void> {
-  if (!buildSummaryEnabled(io)) {
+export async function writeBuildSummary(
+  io: ActionIO,
+  action: string,
+  enabled: boolean,
+  summary: () => JobSummary
+): Promise<void> {
+  if (!enabled) {
     io.logger.debug(`${action}: DOCKER_BUILD_SUMMARY is false; no job summary`);
     return;
   }

@@ -99,8 +99,11 @@ export interface RemoteBuildOpts<P, R> {
   build: (prepared: P, target: BuildTarget, ctx: BuildContext) => Promise<R>;
   /** Extra builds after an infrastructure failure on assigned builders (`retries` input); default 0. */
   retries?: number;
-  /** The job summary's record: which action, and the builder size from an input when the service says none. */
-  report?: {action: 'build-push' | 'bake'; sizeHint?: BuilderSize};
+  /**
+   * The job summary's record: which action, the builder size from an input when the service says none, and
+   * whether a summary is wanted (default: read from DOCKER_BUILD_SUMMARY here).
+   */
+  report?: {action: 'build-push' | 'bake'; sizeHint?: BuilderSize; summary?: boolean};
   /** Output names set at the end (attempts, time to ready, cache), when given. */
   outputs?: RemoteBuildOutputs;
   /** Watchdog timing (tests); production defaults otherwise. */
@@ -137,7 +140,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
   const recorder = new RunRecorder({
     action: opts.report?.action ?? 'build-push',
     state: io.state,
-    summary: buildSummaryEnabled(io),
+    summary: opts.report?.summary ?? buildSummaryEnabled(io),
     secrets: [credentials.token],
     ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
   });
@@ -382,7 +385,7 @@ export type RemoteBuildSetup = Omit<RemoteBuildOpts<unknown, unknown>, 'prepare'
 export function buildStepSetup(
   deps: StepDeps,
   inputs: BuildStepInputs,
-  tools: {action: 'build-push' | 'bake'; buildx: Buildx; exec: Exec; docker: string}
+  tools: {action: 'build-push' | 'bake'; buildx: Buildx; exec: Exec; docker: string; summary: boolean}
 ): RemoteBuildSetup {
   return {
     io: deps.io,
@@ -402,7 +405,11 @@ export function buildStepSetup(
     ...injectedDeps(deps),
     fallback: inputs.fallback,
     retries: inputs.retries,
-    report: {action: tools.action, ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})},
+    report: {
+      action: tools.action,
+      summary: tools.summary,
+      ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})
+    },
     outputs: {
       attempts: BuildStepOutput.Attempts,
       timeToReady: BuildStepOutput.TimeToReady,

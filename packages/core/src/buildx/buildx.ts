@@ -7,8 +7,8 @@ import {
   type CreateNodeArgsOpts
 } from './buildx-args.js';
 import {existsSync, rmSync} from 'node:fs';
-import {homedir} from 'node:os';
 import {join} from 'node:path';
+import {userDockerConfigDir} from '../buildx-install/plugin-docker-config.js';
 import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
@@ -131,9 +131,8 @@ export class Buildx {
    */
   configDir(): string {
     // Our env is merged over process.env for the calls; buildx treats an empty variable as unset.
-    const env = (name: string): string | undefined =>
-      (this.env && name in this.env ? this.env[name] : process.env[name]) || undefined;
-    return env('BUILDX_CONFIG') ?? join(env('DOCKER_CONFIG') ?? join(homedir(), '.docker'), 'buildx');
+    const env = {...process.env, ...this.env};
+    return env['BUILDX_CONFIG'] || join(userDockerConfigDir(env), 'buildx');
   }
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {

@@ -99,13 +99,8 @@ const KNOWN_ARCH = new Set([
   'sparc',
   'sparc64',
   'wasm',
-  'aarch64',
-  'x86_64',
-  'x86-64',
-  'i386',
-  'i686',
-  'armhf',
-  'armel'
+  // The aliases buildx normalizes (x86_64, aarch64, …): one list with platformArch's.
+  ...Object.keys(ARCH_ALIASES)
 ]);
 
 /**

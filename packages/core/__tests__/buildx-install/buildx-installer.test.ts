@@ -145,7 +145,10 @@ describe('a release', () => {
   });
 
   test('a second install is a cache hit: no request at all, a new private DOCKER_CONFIG', async () => {
+    expect(installer().cached('0.19.3')).toBe(false);
     const first = await installer().install({kind: 'release', version: '0.19.3'});
+    expect(installer().cached('0.19.3')).toBe(true);
+    expect(installer().cached('0.18.0')).toBe(false);
     const before = fake.requests.length;
     const second = await installer().install({kind: 'release', version: '0.19.3'});
 

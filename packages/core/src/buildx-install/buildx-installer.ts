@@ -67,6 +67,16 @@ export class BuildxInstaller {
     this.logger = opts.logger ?? nullLogger;
   }
 
+  /** Whether the tool cache holds release `version` for this runner (a platform buildx does not publish: no). */
+  cached(version: string): boolean {
+    try {
+      const platform = this.platform ?? buildxPlatform();
+      return this.findCached(version, platform, buildxPluginName(platform)) !== '';
+    } catch {
+      return false;
+    }
+  }
+
   /** Installs the requested release (`latest` resolved first); throws BuildxInstallError with the fix. */
   async install(
     request: Exclude<BuildxVersionRequest, {kind: 'runner'}>,

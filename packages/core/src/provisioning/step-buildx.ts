@@ -1,7 +1,5 @@
 import {existsSync, rmSync} from 'node:fs';
-import {join} from 'node:path';
-import {BUILDX_TOOL_NAME, BuildxInstaller, type InstalledBuildx} from '../buildx-install/buildx-installer.js';
-import {buildxPlatform, buildxPluginName} from '../buildx-install/buildx-platform.js';
+import {BuildxInstaller, type InstalledBuildx} from '../buildx-install/buildx-installer.js';
 import {BuildxReleases} from '../buildx-install/buildx-releases.js';
 import {BUILDX_VERSION_INPUT, type BuildxVersionRequest} from '../buildx-install/buildx-version.js';
 import {ReleaseHttp} from '../buildx-install/release-http.js';
@@ -84,7 +82,7 @@ export async function setUpStepBuildx(opts: SetUpStepBuildxOpts): Promise<StepBu
   const title =
     request.kind === 'latest'
       ? 'Installing the latest buildx'
-      : cachedIn(toolCache, request.version)
+      : installer.cached(request.version)
         ? `Using buildx v${request.version} from the tool cache`
         : `Installing buildx v${request.version}`;
   const installed = await io.logger.group(title, async () => {
@@ -97,18 +95,6 @@ export async function setUpStepBuildx(opts: SetUpStepBuildxOpts): Promise<StepBu
   });
   io.state.save(BuildxInstallState.DockerConfig, installed.dockerConfig);
   return {env: installed.env, installed};
-}
-
-/** Whether the tool cache has the release for this runner (only to title the log group; install decides). */
-function cachedIn(toolCache: ToolCache | undefined, version: string): boolean {
-  if (!toolCache) return false;
-  try {
-    const platform = buildxPlatform();
-    const dir = toolCache.find(BUILDX_TOOL_NAME, version, platform.arch);
-    return dir !== '' && existsSync(join(dir, buildxPluginName(platform)));
-  } catch {
-    return false;
-  }
 }
 
 /** An Exec that runs every command with `env` over the caller's: the step's docker calls see its buildx. */

@@ -1,4 +1,4 @@
-import {Buildx} from '../buildx/buildx.js';
+import type {Buildx} from '../buildx/buildx.js';
 import {systemClock, type Clock} from '../clock.js';
 import {BuildFiles} from '../docker/build-result.js';
 import type {BuildContext} from './build-attempts.js';
@@ -10,7 +10,7 @@ import {BuildStepState, type BuildStepInputs} from './action-inputs.js';
 import {buildStepSetup, runRemoteBuild, type BuildTarget} from './remote-build.js';
 import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
 import {buildSummaryEnabled} from './summary-env.js';
-import type {StepDeps} from './step-deps.js';
+import {stepBuildx, type StepDeps} from './step-deps.js';
 
 /** What a build step's own work (prepare, build) runs with, made from its deps. */
 export interface BuildStepTools {
@@ -56,7 +56,7 @@ export async function runBuildStep<P, R>(deps: StepDeps, opts: BuildStepOpts<P, 
   });
   const exec = execWithEnv(deps.exec ?? new NodeExec({logger: io.logger}), env);
   const docker = deps.docker ?? 'docker';
-  const buildx = deps.buildx ?? new Buildx({logger: io.logger, exec, docker, env});
+  const buildx = stepBuildx({...deps, exec, docker}, env);
   const summary = buildSummaryEnabled(io);
   const files = BuildFiles.create(io.env['RUNNER_TEMP'], `${opts.action}-`);
   io.state.save(BuildStepState.TmpDir, files.dir);

@@ -55,7 +55,10 @@ export const nodeChildRunner: ChildRunner = {
     return {
       exited,
       kill(signal) {
-        if (!ended && child.exitCode === null && child.signalCode === null) child.kill(signal);
+        // No pid: the spawn failed (its 'error' is still to come), and Node 20's kill() would then signal an
+        // uninitialized pid (possibly 0 or -1: our own group, or everything).
+        if (!ended && child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+          child.kill(signal);
       }
     };
   }

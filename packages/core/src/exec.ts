@@ -159,7 +159,9 @@ export class NodeExec implements Exec {
 
       const signalTree = (sig: NodeJS.Signals): void => {
         if (group) group.signal(sig);
-        else child.kill(sig);
+        // Never signal a child that did not start (no pid): Node 20's kill() then signals an uninitialized
+        // pid, which can be 0 or -1, i.e. our own process group or every process we may signal.
+        else if (child.pid !== undefined) child.kill(sig);
       };
       const kill = (why: NonNullable<ExecResult['killed']>): void => {
         // A command that already exited ended on its own; its output is draining.

@@ -125,7 +125,8 @@ export class ActionRunner {
     const alive = (): boolean => child.exitCode === null && child.signalCode === null;
     const scheduler = new SignalScheduler({
       target: {
-        signal: signal => ignoreGone(() => child.kill(signal)),
+        // No pid: the spawn failed, and Node 20's kill() would signal an uninitialized pid (maybe 0 or -1).
+        signal: signal => ignoreGone(() => child.pid !== undefined && child.kill(signal)),
         killTree: () => ignoreGone(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL')),
         alive
       },

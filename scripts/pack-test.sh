@@ -30,6 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+step "node $(node --version) ($(command -v node)), npm $(npm --version)"
 step "npm pack (core, cli, emulator)"
 mkdir -p "$work/tarballs" "$work/project" "$work/state" "$work/fake-docker-state"
 npm pack --silent --pack-destination "$work/tarballs" \

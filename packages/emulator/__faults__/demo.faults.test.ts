@@ -1,6 +1,7 @@
 // `npm run demo` as a child process (the fake docker forced, so the run is the same on every machine): it
 // exits 0, runs the three actions' jobs, says the builds are simulated before the first job and at the end,
-// prints every summary and the ledger, tears every builder down and never prints a line twice in a row.
+// prints every summary (digests labelled simulated) and the ledger with which figure is the bill, says where a
+// cost comes from, hides debug lines unless asked, tears every builder down and never prints a line twice in a row.
 import {describe, expect, test} from '@jest/globals';
 import {spawn} from 'node:child_process';
 import {join} from 'node:path';
@@ -89,12 +90,31 @@ describe('npm run demo (fake docker)', () => {
     expect(run.lines[run.lines.length - 1]).toMatch(/^Demo succeeded in \d+\.\d s\.$/);
 
     // No line twice in a row (blank ones included), and no `[command]` line repeated as a debug line.
-    const repeats = run.lines.flatMap((l, i) => (i > 0 && l === run.lines[i - 1] ? [`${i}: ${l}`] : []));
+    // One exception: `buildx create` and `buildx create --append` each print the builder's name, one after the other.
+    const repeats = run.lines.flatMap((l, i) =>
+      i > 0 && l === run.lines[i - 1] && !/^\s+remote-builder-[0-9a-f]{8}$/.test(l) ? [`${i}: ${l}`] : []
+    );
     expect(repeats).toEqual([]);
     // Indented by the step and by the group the command runs in.
     const commands = run.lines.flatMap(l => /^\s+\[command\](.*)$/.exec(l)?.[1] ?? []);
     expect(commands).toHaveLength(2);
     expect(run.lines.filter(l => commands.some(c => l.trim() === `##[debug]NodeExec.run: ${c}`))).toEqual([]);
-    expect(run.lines.filter(l => /##\[debug\]/.test(l)).length).toBeGreaterThan(0);
+    // Debug lines only on request (--debug), and the run says how to ask for them.
+    expect(run.lines.filter(l => /##\[debug\]/.test(l))).toEqual([]);
+    expect(indexOf(run.lines, /npm run demo -- --debug shows them/)).toBeLessThan(firstJob);
+
+    // Where a cost comes from, before the first job; which figure is the bill, after the ledger.
+    expect(indexOf(run.lines, /^Costs: .*"builder-size: 16x32".*0\.06 USD per minute/)).toBeLessThan(firstJob);
+    const bill = indexOf(run.lines, /^Which figure is the bill: the ledger/, ledger);
+    expect(bill).toBeGreaterThan(ledger);
+    for (const job of ['configure', 'build-push', 'bake']) {
+      expect(run.lines[indexOf(run.lines, new RegExp(`^ {2}${job}: ledger \\$`), bill)]).toMatch(
+        /ledger \$\d+\.\d{4}; job summary \$\d+\.\d{4}/
+      );
+    }
+    // The fake docker's digests are labelled as simulated wherever a summary shows one.
+    const digests = run.lines.slice(summaries, ledger).filter(l => /sha256:[0-9a-f]{12}/.test(l));
+    expect(digests.length).toBeGreaterThan(0);
+    for (const l of digests) expect(l).toMatch(/sha256:[0-9a-f]+ \(simulated\)/);
   });
 });

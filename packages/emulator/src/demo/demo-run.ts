@@ -15,6 +15,7 @@ import {jobDirs, runAction, type ActionRunResult} from '../harness/index.js';
 import {LineSplitter} from '../harness/line-splitter.js';
 import {prependPathValue} from '../harness/runner-env.js';
 import type {LedgerEntry} from '../ledger.js';
+import {PRICE_PER_MINUTE_USD} from '../pricing.js';
 import {probeDocker, type DockerProbe} from './docker-probe.js';
 import {alignTable} from './align-table.js';
 import {StepLog} from './step-log.js';
@@ -37,7 +38,7 @@ export interface DemoOpts {
   out?: (line: string) => void;
   /** 'fake' uses the fake docker even when a dockerd is here; default 'auto'. */
   docker?: 'auto' | 'fake';
-  /** Show the steps' `::debug::` lines (once each); default true. */
+  /** Show the steps' `::debug::` lines (once each), as a runner does with ACTIONS_STEP_DEBUG; default false. */
   debug?: boolean;
   /** Finds a real dockerd + buildx; default probeDocker. */
   probe?: (root: string) => DockerProbe;
@@ -101,15 +102,22 @@ export async function runDemo(opts: DemoOpts): Promise<DemoResult> {
     ...(docker.real ? {dockerSocket: docker.socket} : {})
   });
   out(
-    `Emulator at ${emu.url}: profile "demo" gives 2 builders (amd64 + arm64, size 16x32), ready after ` +
+    `Emulator at ${emu.url}: profile "demo" gives 2 builders (amd64 + arm64, size ${DEMO_PROFILE.size}), ready after ` +
       `${DEMO_PROFILE.readyDelayMs / 1000} s.`
   );
+  out(
+    `Costs: the service does not report a builder's size, so every step is given "builder-size: ${DEMO_PROFILE.size}" ` +
+      `(the profile's size); its summary prices each builder at ${usdPerMinute(DEMO_PROFILE.size)} USD per minute ` +
+      '(the service\'s price table) × the minutes from assignment to teardown. Without that input a summary says "size unknown".'
+  );
+  if (!(opts.debug ?? false))
+    out('Debug lines are hidden: npm run demo -- --debug shows them (ACTIONS_STEP_DEBUG on a runner).');
 
   const steps: DemoStep[] = [];
   const buildersByJob: Record<string, string[]> = {};
   let ledger: LedgerEntry[] = [];
   try {
-    const jobs = new DemoJobs({root: opts.root, work: root, emu, docker, out, debug: opts.debug ?? true});
+    const jobs = new DemoJobs({root: opts.root, work: root, emu, docker, out, debug: opts.debug ?? false});
     const all: {name: string; run: () => Promise<DemoStep[]>}[] = [
       {name: 'configure', run: () => jobs.configure()},
       {name: 'build-push', run: () => jobs.buildPush()},
@@ -132,12 +140,14 @@ export async function runDemo(opts: DemoOpts): Promise<DemoResult> {
   for (const step of steps.filter(s => s.summary.trim() !== '')) {
     out('');
     out(`── ${step.job}: ${step.title} ──`);
-    for (const line of summaryToText(step.summary)) out(line === '' ? '' : `  ${line}`);
+    for (const line of summaryToText(step.summary))
+      out(line === '' ? '' : `  ${simulated ? labelSimulated(line) : line}`);
   }
 
   out('');
   out('━━ Billing ledger ━━');
   for (const line of ledgerLines(ledger, buildersByJob)) out(line);
+  for (const line of billComparison(ledger, buildersByJob, steps)) out(line);
   const left = ledger.filter(e => e.terminatedAt === undefined || e.reason !== 'teardown');
   const errors = emulatorLog.filter(l => !/^(GET|POST|DELETE|PUT|PATCH) /.test(l));
   if (errors.length > 0) {
@@ -427,4 +437,36 @@ function ledgerLines(ledger: LedgerEntry[], buildersByJob: Record<string, string
     ...alignTable(rows).map(line => `  ${line}`),
     `  Total: ${ledger.length} builder(s), ${minutes.toFixed(3)} builder-minutes, $${cost.toFixed(4)}`
   ];
+}
+
+/** USD per minute of a size of the service's price table, e.g. "0.06" for 16x32. */
+function usdPerMinute(size: keyof typeof PRICE_PER_MINUTE_USD): string {
+  return String(PRICE_PER_MINUTE_USD[size]);
+}
+
+/** A summary line with its digests marked: the fake docker makes them up. */
+export function labelSimulated(line: string): string {
+  return line.replace(/\bsha256:[0-9a-f]{12,64}\b/g, d => `${d} (simulated)`);
+}
+
+/**
+ * Each job's cost as its summaries say (the action's own count: assignment request → teardown answer) beside
+ * the ledger's (the service's record, which is what is billed). They differ by the requests' round trips.
+ */
+function billComparison(ledger: LedgerEntry[], buildersByJob: Record<string, string[]>, steps: DemoStep[]): string[] {
+  const lines = ['', "Which figure is the bill: the ledger above, the service's own record."];
+  for (const [job, ids] of Object.entries(buildersByJob)) {
+    const billed = ledger.filter(e => ids.includes(e.builderId)).reduce((sum, e) => sum + e.cost, 0);
+    const said = steps
+      .filter(s => s.job === job)
+      .map(s => /Total cost:\*\*\s*[≤≥≈]?\s*([\d.]+) USD/.exec(s.summary)?.[1])
+      .find(v => v !== undefined);
+    lines.push(
+      `  ${job}: ledger $${billed.toFixed(4)}; job summary ${said !== undefined ? `$${Number(said).toFixed(4)}` : 'no cost'}` +
+        (said !== undefined && Number(said).toFixed(4) !== billed.toFixed(4)
+          ? ' (the summary counts from our side of each request, so it differs by their round trips)'
+          : '')
+    );
+  }
+  return lines;
 }

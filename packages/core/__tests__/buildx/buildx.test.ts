@@ -1,11 +1,13 @@
-import {describe, expect, test} from '@jest/globals';
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent} from 'node:fs';
 import {homedir, tmpdir} from 'node:os';
-import {join} from 'node:path';
-import {Buildx, BuildxError} from '../../src/buildx/buildx.js';
+import {join, relative} from 'node:path';
+import {BuilderNodesDownError, Buildx, BuildxError} from '../../src/buildx/buildx.js';
 import {BuildxUnavailableError} from '../../src/buildx/buildx-unavailable.js';
 import type {ExecResult} from '../../src/exec.js';
+import {versionAtLeast} from '../../src/docker/version-gate.js';
 import {FakeExec} from '../fakes/fake-exec.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
 
 const certs = {cacert: '/c/ca.pem', cert: '/c/cert.pem', key: '/c/key.pem'};
 const failing = (stderr: string, extra: {stdout?: string; killed?: 'timeout' | 'aborted'} = {}) =>
@@ -184,6 +186,42 @@ describe('Buildx.bootstrap', () => {
   });
 });
 
+describe('Buildx.bootstrap: every node must be up, whatever the exit code', () => {
+  const out = (b2: string) =>
+    `Name:   rb\nDriver: remote\n\nNodes:\nName:      b1\nEndpoint:  tcp://h:1\nStatus:    running\nPlatforms: linux/amd64*\n\nName:      b2\nEndpoint:  tcp://h:2\n${b2}\n`;
+
+  // prettier-ignore
+  test.each<[number, string, string, string]>([
+    // buildx < 0.22 (docker/buildx#3062): a node failed to boot while another booted; exit 0.
+    [1, 'Status:    inactive', '#1 [b0 internal] waiting for connection\n#2 [b2 internal] waiting for connection\n#1 DONE 0.2s\n#2 ERROR: context deadline exceeded\n',
+      'node b2 (tcp://h:2) is inactive (its boot printed: ERROR: context deadline exceeded)'],
+    // Every version: a node that failed while loaded is never booted; exit 0.
+    [2, 'Error:     listing workers: connection error', '', 'node b2 (tcp://h:2) failed: listing workers: connection error'],
+    [3, 'Status:    stopped', '', 'node b2 (tcp://h:2) is stopped']
+  ])('[%d] %s → BuilderNodesDownError naming the node', async (_n, b2, stderr, named) => {
+    const exec = new FakeExec(() => ({stdout: out(b2), stderr}));
+    const e = await new Buildx({exec}).bootstrap('rb').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(BuilderNodesDownError);
+    expect(e).toBeInstanceOf(BuildxError);
+    expect((e as BuilderNodesDownError).nodes).toEqual(['b2']);
+    expect((e as Error).message).toBe(
+      `Failed to bootstrap buildx builder "rb": ${named}. No build is started while a node is down: check that this runner reaches the node's endpoint (firewall, proxy) and that its BuildKit answers, then run the job again`
+    );
+  });
+
+  test('the builder’s own Error line (its nodes could not be loaded) fails it too', async () => {
+    const exec = new FakeExec(() => ({stdout: 'Name:   rb\nDriver: remote\nError:  context deadline exceeded\n'}));
+    await expect(new Buildx({exec}).bootstrap('rb')).rejects.toThrow(
+      /^Failed to bootstrap buildx builder "rb": buildx could not load its nodes: context deadline exceeded\. /
+    );
+  });
+
+  test('every node running → the output', async () => {
+    const exec = new FakeExec(() => ({stdout: out('Status:    running')}));
+    await expect(new Buildx({exec}).bootstrap('rb')).resolves.toBe(out('Status:    running'));
+  });
+});
+
 describe('Buildx.exists', () => {
   // prettier-ignore
   test.each<[number, number, boolean]>([
@@ -210,7 +248,10 @@ describe('Buildx.rm', () => {
   });
 
   test('a failure carries the last stderr line', async () => {
-    const e = await new Buildx({exec: failing('ERROR: permission denied\n')}).rm('rb').catch((err: BuildxError) => err);
+    const env = {BUILDX_CONFIG: mkdtempSync(join(tmpdir(), 'buildx-rm-'))};
+    const e = await new Buildx({exec: failing('ERROR: permission denied\n'), env})
+      .rm('rb')
+      .catch((err: BuildxError) => err);
     expect(e).toBeInstanceOf(BuildxError);
     expect((e as BuildxError).message).toBe('Failed to remove buildx builder "rb": ERROR: permission denied');
     expect((e as BuildxError).timedOut).toBe(false);
@@ -276,5 +317,112 @@ describe('Buildx.rm', () => {
   test('without BUILDX_CONFIG or DOCKER_CONFIG, buildx’s directory is ~/.docker/buildx', () => {
     const buildx = new Buildx({exec: new FakeExec(), env: {DOCKER_CONFIG: '', BUILDX_CONFIG: ''}});
     expect(buildx.configDir()).toBe(join(homedir(), '.docker', 'buildx'));
+  });
+});
+
+/**
+ * buildx's store as `buildx rm` of a builder it cannot load leaves it (docker/buildx#3934): buildx < 0.36
+ * keeps every file of it; >= 0.36 deletes instances/, activity/ and refs/ (store.Txn.Remove) and still fails.
+ */
+function brokenBuilderRm(version: string, dir: string): FakeExec {
+  return new FakeExec(c => {
+    if (c.args[1] === 'version') return {stdout: `github.com/docker/buildx v${version} abc\n`};
+    if (c.args[1] !== 'rm') return {};
+    const name = c.args[2] as string;
+    if (versionAtLeast(version, '0.36.0')) {
+      for (const sub of ['instances', 'activity', 'refs']) rmSync(join(dir, sub, name), {recursive: true, force: true});
+    }
+    return {
+      exitCode: 1,
+      stderr: `failed to remove ${name}: invalid buildkitd config\nERROR: failed to remove one or more builders\n`
+    };
+  });
+}
+
+/** The files buildx keeps of builders `rb` (with a bake group all its own, and a default) and `other`. */
+function seedStore(dir: string): void {
+  for (const b of ['rb', 'other']) {
+    mkdirSync(join(dir, 'refs', b, `${b}0`), {recursive: true});
+    writeFileSync(join(dir, 'refs', b, `${b}0`, 'ref1'), '{}');
+    for (const sub of ['instances', 'activity']) {
+      mkdirSync(join(dir, sub), {recursive: true});
+      writeFileSync(join(dir, sub, b), sub === 'instances' ? `{"Name":"${b}"}` : '2026-11-26T10:00:00Z');
+    }
+  }
+  mkdirSync(join(dir, 'refs', '__group__'), {recursive: true});
+  writeFileSync(join(dir, 'refs', '__group__', 'g-rb'), JSON.stringify({Refs: ['rb/rb0/ref1', 'rb/rb0/ref2']}));
+  writeFileSync(
+    join(dir, 'refs', '__group__', 'g-mixed'),
+    JSON.stringify({Refs: ['rb/rb0/ref3', 'other/other0/ref1']})
+  );
+  mkdirSync(join(dir, 'defaults'), {recursive: true});
+  writeFileSync(join(dir, 'defaults', 'aaaa'), 'rb');
+  writeFileSync(join(dir, 'defaults', 'bbbb'), 'other');
+}
+
+/** Every file under `dir`, relative, sorted. */
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, {recursive: true, withFileTypes: true}) as Dirent[])
+    .filter(d => d.isFile())
+    .map(d => relative(dir, join(d.parentPath, d.name)))
+    .sort();
+}
+
+const OTHERS_FILES = [
+  'activity/other',
+  'defaults/bbbb',
+  'instances/other',
+  'refs/__group__/g-mixed',
+  'refs/other/other0/ref1'
+];
+
+describe('Buildx.rm of a builder buildx cannot load (docker/buildx#3934)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'buildx-store-'));
+    seedStore(dir);
+  });
+  afterEach(() => rmSync(dir, {recursive: true, force: true}));
+
+  test.each(['0.13.1', '0.35.0'])(
+    'buildx %s keeps its files: they are deleted, the builder is removed',
+    async version => {
+      const logger = new RecordingLogger();
+      const buildx = new Buildx({exec: brokenBuilderRm(version, dir), env: {BUILDX_CONFIG: dir}, logger});
+      expect(await buildx.version()).toBe(version);
+      await expect(buildx.rm('rb')).resolves.toBe('removed');
+      expect(filesUnder(dir)).toEqual(OTHERS_FILES);
+      expect(logger.messages('info')).toEqual([
+        `\`docker buildx rm rb\` failed (failed to remove rb: invalid buildkitd config) and kept the builder's files; removed them from ${dir} (buildx < 0.36 keeps a builder it cannot load: docker/buildx#3934)`
+      ]);
+    }
+  );
+
+  test.each(['0.36.0', '0.37.1'])(
+    'buildx %s deletes them itself and fails: its error, the default it leaves deleted',
+    async version => {
+      const buildx = new Buildx({exec: brokenBuilderRm(version, dir), env: {BUILDX_CONFIG: dir}});
+      expect(await buildx.version()).toBe(version);
+      await expect(buildx.rm('rb')).rejects.toThrow(
+        new BuildxError('Failed to remove buildx builder "rb": failed to remove rb: invalid buildkitd config')
+      );
+      expect(filesUnder(dir)).toEqual(OTHERS_FILES);
+    }
+  );
+
+  test('a stopped rm (time limit) deletes nothing: the caller decides', async () => {
+    const exec = new FakeExec(() => ({exitCode: 143, killed: 'timeout'}));
+    await expect(new Buildx({exec, env: {BUILDX_CONFIG: dir}}).rm('rb', {timeoutMs: 5})).rejects.toMatchObject({
+      timedOut: true
+    });
+    expect(filesUnder(dir)).toContain('instances/rb');
+  });
+
+  test('forget takes a name in any case (buildx stores it lower-cased) and nothing that is not a builder name', () => {
+    const buildx = new Buildx({exec: new FakeExec(), env: {BUILDX_CONFIG: dir}});
+    expect(buildx.forget('../refs')).toBe(false);
+    expect(buildx.forget('RB')).toBe(true);
+    expect(filesUnder(dir)).toEqual(OTHERS_FILES);
+    expect(buildx.forget('rb')).toBe(false);
   });
 });

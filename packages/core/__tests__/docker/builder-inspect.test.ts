@@ -1,5 +1,5 @@
 import {describe, expect, test} from '@jest/globals';
-import {parseBuilderInspect, parseInspectPlatforms} from '../../src/docker/builder-inspect.js';
+import {bootErrors, downNodes, parseBuilderInspect, parseInspectPlatforms} from '../../src/docker/builder-inspect.js';
 import {missingArchitectures, offeredArchitectures, platformArch} from '../../src/docker/platform-guard.js';
 import {versionAtLeast} from '../../src/docker/version-gate.js';
 
@@ -93,4 +93,57 @@ describe('versionAtLeast', () => {
     ['abcdef1', '0.15.0', true],
     ['unknown', '0.4.2', false]
   ])('%s >= %s: %s', (v, min, ok) => expect(versionAtLeast(v, min)).toBe(ok));
+});
+
+// buildx 0.13–0.36 commands/inspect.go: a node buildx could not load or reach prints `Error:` and no status.
+const INSPECT_DOWN = `Name:          rb
+Driver:        remote
+
+Nodes:
+Name:      b1
+Endpoint:  tcp://10.0.0.1:2376
+Status:    running
+Platforms: linux/amd64*
+
+Name:      b2
+Endpoint:  tcp://10.0.0.2:2376
+Status:    inactive
+Platforms: linux/arm64*
+
+Name:      b3
+Endpoint:  tcp://10.0.0.3:2376
+Error:     listing workers: rpc error: code = Unavailable desc = connection error
+`;
+
+describe('downNodes', () => {
+  test('a node with a status other than running or an Error line is down; the builder’s own Error is kept', () => {
+    const inspected = parseBuilderInspect(INSPECT_DOWN);
+    expect(downNodes(inspected).map(n => [n.name, n.status, n.error])).toEqual([
+      ['b2', 'inactive', undefined],
+      ['b3', undefined, 'listing workers: rpc error: code = Unavailable desc = connection error']
+    ]);
+    expect(inspected.error).toBeUndefined();
+    expect(parseBuilderInspect('Name: rb\nDriver: remote\nError: failed to find driver "x"\n')).toEqual({
+      name: 'rb',
+      driver: 'remote',
+      error: 'failed to find driver "x"',
+      nodes: []
+    });
+  });
+
+  test('output without statuses (another shape) counts no node as down', () => {
+    expect(downNodes(parseBuilderInspect('Name: rb\n\nName: b1\nPlatforms: linux/amd64\n'))).toEqual([]);
+  });
+});
+
+describe('bootErrors', () => {
+  test('each booted node’s error by its vertex prefix; a lone node’s under ""', () => {
+    const several =
+      '#1 [b1 internal] waiting for connection\n#2 [b2 internal] waiting for connection\n#1 DONE 0.1s\n#2 ERROR: context deadline exceeded\n';
+    expect([...bootErrors(several)]).toEqual([['b2', 'context deadline exceeded']]);
+    expect([...bootErrors('#1 [internal] waiting for connection\n#1 ERROR: tls: bad certificate\n')]).toEqual([
+      ['', 'tls: bad certificate']
+    ]);
+    expect(bootErrors('').size).toBe(0);
+  });
 });

@@ -2,7 +2,7 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {mkdtemp, readFile, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
-import {Buildx} from '../../src/buildx/buildx.js';
+import {BuilderNodesDownError, Buildx} from '../../src/buildx/buildx.js';
 import {ApiError, PartialAssignError} from '../../src/errors.js';
 import {
   BuilderLifecycle,
@@ -64,7 +64,8 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
     logger,
     clock,
     probe: probe.probe,
-    buildx: new Buildx({exec, logger}),
+    // buildx's files in the test's folder: a failed rm deletes what it left there, never in ~/.docker.
+    buildx: new Buildx({exec, logger, env: {BUILDX_CONFIG: join(root, 'buildx')}}),
     certRoot: root,
     builderName: 'rb',
     schedule,
@@ -383,6 +384,34 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     ]);
     expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
     expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+
+  // buildx < 0.22 exits 0 when a node failed to boot while another booted (docker/buildx#3062): handled as the
+  // failure >= 0.22 reports (the test above): teardown, buildx rm, no other profile, nothing built.
+  test('bootstrap exiting 0 with a node not running (buildx < 0.22) → the same as a failed bootstrap', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onAssign('arm', assigned('b9'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    h.handle(c =>
+      c.args.includes('--bootstrap')
+        ? {
+            stdout:
+              'Name:   rb\nDriver: remote\n\nNodes:\nName:      b1\nEndpoint:  tcp://10.0.0.1:1\nStatus:    running\n\nName:      b2\nEndpoint:  tcp://10.0.0.2:1\nStatus:    inactive\n',
+            stderr: '#2 [b2 internal] waiting for connection\n#2 ERROR: context deadline exceeded\n'
+          }
+        : {}
+    );
+    const e = await failure(h.provision({profiles: ['amd', 'arm']}));
+    expect(e).toBeInstanceOf(BuilderNodesDownError);
+    expect(e.message).toMatch(
+      /^Failed to bootstrap buildx builder "rb": node b2 \(tcp:\/\/10\.0\.0\.2:1\) is inactive \(its boot printed: ERROR: context deadline exceeded\)\. No build is started while a node is down/
+    );
+    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'create', 'inspect', 'rm']);
+    expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1', 'b2'], buildxCreated: false});
   });
 
   test('a failed buildx rm after a failure only warns and leaves buildxCreated for post', async () => {

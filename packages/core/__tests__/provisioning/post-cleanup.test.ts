@@ -40,7 +40,8 @@ function harness(state: BuilderState | string | undefined, over: Partial<PostCle
   const opts: PostCleanupOpts = {
     logger,
     state: store,
-    buildx: new Buildx({exec, logger}),
+    // A failed rm makes Buildx forget the builder's local state: never in ~/.docker.
+    buildx: new Buildx({exec, logger, env: {BUILDX_CONFIG: join(tmpdir(), `rb-test-buildx-${process.pid}`)}}),
     makeApi: url => {
       apiUrls.push(url);
       return api;

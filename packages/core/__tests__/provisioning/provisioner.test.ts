@@ -37,7 +37,8 @@ function harness(opts: {version?: () => {exitCode?: number; stdout?: string; std
     token: 'k',
     state,
     logger,
-    buildx: new Buildx({exec, logger}),
+    // A failed rm makes Buildx forget the builder's local state: never in ~/.docker.
+    buildx: new Buildx({exec, logger, env: {BUILDX_CONFIG: join(tmpdir(), `rb-test-buildx-${process.pid}`)}}),
     timeoutMs: 2000,
     timeoutName: '--timeout',
     makeApi: (apiUrl, token) => {

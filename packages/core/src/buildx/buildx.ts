@@ -6,16 +6,24 @@ import {
   versionArgs,
   type CreateNodeArgsOpts
 } from './buildx-args.js';
-import {existsSync, rmSync} from 'node:fs';
+import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {userDockerConfigDir} from '../buildx-install/plugin-docker-config.js';
+import {errorMessage} from '../errors.js';
 import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {BuildxError} from './buildx-error.js';
 import {BuildxUnavailableError} from './buildx-unavailable.js';
+import {dockerInfoArgs, parseImageStore, type ImageStoreProbe} from './image-store.js';
+import {checkNodesUp} from './nodes-down.js';
 
 export {BuildxError} from './buildx-error.js';
+export {BuilderNodesDownError} from './nodes-down.js';
+export type {ImageStore, ImageStoreProbe} from './image-store.js';
+
+/** A builder name buildx accepts (store.ValidateName); nothing else is ever a path in its store. */
+const BUILDX_NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
 
 export interface BuildxOpts {
   exec?: Exec;
@@ -85,13 +93,17 @@ export class Buildx {
     }
   }
 
-  /** Boots every node (connects to it); throws with buildx's last error line. */
+  /**
+   * Boots every node (connects to it) and returns the inspect output; throws with buildx's last error line,
+   * or a BuilderNodesDownError when buildx exited 0 with a node not running (see checkNodesUp).
+   */
   async bootstrap(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<string> {
     const res = await this.run(inspectBootstrapArgs(name), runOpts);
     if (res.exitCode !== 0) {
       const why = res.killed === 'timeout' ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
       throw new BuildxError(`Failed to bootstrap buildx builder "${name}": ${why}`);
     }
+    checkNodesUp(name, res.stdout, res.stderr);
     return res.stdout;
   }
 
@@ -102,27 +114,86 @@ export class Buildx {
   }
 
   /**
-   * Removes the builder locally; bounded in time so a stuck buildx cannot hang the post step.
-   * Resolves 'absent' when buildx has no builder of that name.
+   * Removes the builder locally; bounded in time so a stuck buildx cannot hang the post step. Resolves
+   * 'absent' when buildx has no builder of that name. When `buildx rm` fails (but was not stopped), the
+   * builder's files are deleted anyway (forget): buildx < 0.36 refuses to remove a builder it cannot load and
+   * keeps them, buildx >= 0.36 deletes them and still fails (docker/buildx#3934); the builder counts as
+   * removed when its record was there and is now gone. A stopped rm (time limit, cancellation) and any other
+   * failure throw, as before.
    */
   async rm(name: string, runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<'removed' | 'absent'> {
     const res = await this.run(rmArgs(name), runOpts);
     if (res.exitCode === 0) return 'removed';
     if (/no builder .* found/i.test(res.stderr)) return 'absent';
     const timedOut = res.killed === 'timeout';
-    const why = timedOut ? `no answer within ${runOpts.timeoutMs} ms` : lastLine(res);
+    // buildx prints the cause as `failed to remove <name>: <error>`, then a summary line.
+    const cause = res.stderr.split(/\r?\n/).find(l => l.startsWith(`failed to remove ${name}: `));
+    const why = timedOut ? `no answer within ${runOpts.timeoutMs} ms` : (cause?.trim() ?? lastLine(res));
+    if (res.killed === undefined && BUILDX_NAME.test(name)) {
+      const record = join(this.configDir(), 'instances', name.toLowerCase());
+      const kept = existsSync(record);
+      this.forget(name);
+      if (kept && !existsSync(record)) {
+        this.logger.info(
+          `\`docker buildx rm ${name}\` failed (${why}) and kept the builder's files; removed them from ${this.configDir()} (buildx < 0.36 keeps a builder it cannot load: docker/buildx#3934)`
+        );
+        return 'removed';
+      }
+    }
     throw new BuildxError(`Failed to remove buildx builder "${name}": ${why}`, {timedOut});
   }
 
   /**
-   * Deletes the builder's record from buildx's store without asking buildx: the last resort when
-   * `buildx rm` stalls on an endpoint that no longer answers (docker/setup-buildx-action#615).
+   * Deletes the builder's files from buildx's store without asking buildx, as buildx's own removal does
+   * (store.Txn.Remove and localstate.RemoveBuilder, 0.13 to 0.36): `instances/<name>`, `activity/<name>`,
+   * `refs/<name>/` and the bake groups in `refs/__group__/` all of whose refs are the builder's, and also
+   * the `defaults/*` entries naming it (which buildx leaves). For a builder buildx will not remove: an rm
+   * that stalls on an endpoint that no longer answers (docker/setup-buildx-action#615), or a broken builder
+   * on buildx < 0.36. True when anything was deleted; never throws (what cannot be deleted is logged).
    */
   forget(name: string): boolean {
-    const record = join(this.configDir(), 'instances', name);
-    if (!/^[A-Za-z0-9._-]+$/.test(name) || !existsSync(record)) return false;
-    rmSync(record, {force: true});
-    return true;
+    if (!BUILDX_NAME.test(name)) return false;
+    // buildx stores a builder under its lower-cased name (store.ValidateName).
+    const key = name.toLowerCase();
+    const dir = this.configDir();
+    let removed = false;
+    const remove = (path: string): void => {
+      try {
+        if (!existsSync(path)) return;
+        rmSync(path, {recursive: true, force: true});
+        removed = true;
+      } catch (e) {
+        this.logger.debug(`Buildx.forget: cannot remove ${path}: ${errorMessage(e)}`);
+      }
+    };
+    remove(join(dir, 'instances', key));
+    remove(join(dir, 'activity', key));
+    const groups = join(dir, 'refs', '__group__');
+    for (const group of entries(groups)) {
+      const refs = readJson(join(groups, group))?.['Refs'];
+      if (Array.isArray(refs) && refs.length > 0 && refs.every(r => typeof r === 'string' && r.startsWith(`${key}/`))) {
+        remove(join(groups, group));
+      }
+    }
+    remove(join(dir, 'refs', key));
+    for (const entry of entries(join(dir, 'defaults'))) {
+      const path = join(dir, 'defaults', entry);
+      if (readText(path)?.trim() === key) remove(path);
+    }
+    return removed;
+  }
+
+  /**
+   * The image store of the engine `--load` imports into (`docker info`, see image-store.ts); undefined
+   * store with the reason when docker cannot tell (no engine reachable, time limit, cancellation).
+   */
+  async imageStore(runOpts: {signal?: AbortSignal; timeoutMs?: number} = {}): Promise<ImageStoreProbe> {
+    const timeoutMs = runOpts.timeoutMs ?? 15000;
+    const res = await this.run(dockerInfoArgs(), {silent: true, timeoutMs, signal: runOpts.signal});
+    if (res.killed)
+      return {store: undefined, why: res.killed === 'timeout' ? `no answer within ${timeoutMs} ms` : 'stopped'};
+    if (res.exitCode !== 0) return {store: undefined, why: lastLine(res)};
+    return parseImageStore(res.stdout);
   }
 
   /**
@@ -137,5 +208,31 @@ export class Buildx {
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {
     return this.exec.run(this.docker, args, {...opts, ...(this.env ? {env: this.env} : {})});
+  }
+}
+
+/** The names in a directory; none when it cannot be read. */
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(readText(path) ?? '');
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -2,7 +2,10 @@
 export interface InspectNode {
   name: string;
   endpoint?: string;
+  /** Driver status, e.g. "running", "inactive", "stopped" (absent when buildx printed an error instead). */
   status?: string;
+  /** The node's `Error:` line: buildx could not load or reach it (no status is printed then). */
+  error?: string;
   /** BuildKit version, e.g. "v0.13.2". */
   buildkit?: string;
   /** The node's platforms; only the preferred ones (marked `*`) when any is marked. */
@@ -12,12 +15,15 @@ export interface InspectNode {
 export interface InspectedBuilder {
   name?: string;
   driver?: string;
+  /** The builder's own `Error:` line (printed before `Nodes:`): buildx could not load its nodes. */
+  error?: string;
   nodes: InspectNode[];
 }
 
 /**
  * Parses `docker buildx inspect [--bootstrap]` output (buildx 0.10 to 0.2x), like docker's
- * Builder.parseInspect: the first `Name:` is the builder, each later one starts a node.
+ * Builder.parseInspect: the first `Name:` is the builder, each later one starts a node. An `Error:` line
+ * before the first node is the builder's, after it the node's (buildx commands/inspect.go, 0.13 to 0.36).
  */
 export function parseBuilderInspect(output: string): InspectedBuilder {
   const builder: InspectedBuilder = {nodes: []};
@@ -47,6 +53,10 @@ export function parseBuilderInspect(output: string): InspectedBuilder {
       case 'status':
         if (node) node.status = value;
         break;
+      case 'error':
+        if (node) node.error = value;
+        else builder.error = value;
+        break;
       case 'buildkit version':
       case 'buildkit': // buildx < 0.13
         if (node) node.buildkit = value;
@@ -67,4 +77,30 @@ export function parseInspectPlatforms(value: string): string[] {
     .filter(p => p !== '');
   const preferred = all.filter(p => p.includes('*'));
   return (preferred.length > 0 ? preferred : all).map(p => p.replace(/\*/g, ''));
+}
+
+/**
+ * The nodes of `inspect` that are not up: an `Error:` line, or a status other than "running". A node
+ * without either (output of another shape) is not counted as down.
+ */
+export function downNodes(inspected: InspectedBuilder): InspectNode[] {
+  return inspected.nodes.filter(n => n.error !== undefined || (n.status !== undefined && n.status !== 'running'));
+}
+
+/**
+ * What the boot of each node printed last as an error, from the stderr of `inspect --bootstrap`: buildx
+ * names a vertex after its node when it boots several (`#1 [b2 internal] waiting for connection`, then
+ * `#1 ERROR: …`); a lone booting node's vertex has no name, and its error is filed under ''.
+ */
+export function bootErrors(stderr: string): Map<string, string> {
+  const vertexNode = new Map<string, string>();
+  const errors = new Map<string, string>();
+  for (const line of stderr.split(/\r?\n/)) {
+    // Boot vertices are `[internal] …`; prefixed, `[<node> internal] …`.
+    const named = /^#(\d+) \[([^\]\s]+) /.exec(line);
+    if (named && !vertexNode.has(named[1] as string)) vertexNode.set(named[1] as string, named[2] as string);
+    const failed = /^#(\d+) ERROR: (.+)$/.exec(line);
+    if (failed) errors.set(vertexNode.get(failed[1] as string) ?? '', (failed[2] as string).trim());
+  }
+  return errors;
 }

@@ -1,6 +1,7 @@
 import {accessSync, constants, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
 import type {Buildx} from '../buildx/buildx.js';
+import type {BakeDefinition} from '../docker/bake-definition.js';
 import {malformedPlatform} from '../docker/platform-guard.js';
 import {errorMessage, InputError} from '../errors.js';
 import type {Logger} from '../logger.js';
@@ -46,6 +47,64 @@ export function checkPlatformNames(platforms: string[], input: string): void {
   throw new InputError(
     input,
     `"${bad}" is not a platform: use os/arch[/variant], e.g. linux/amd64 or linux/arm64, separated by commas or new lines`
+  );
+}
+
+/** One build that loads its image into the runner's engine (`load`, or bake's docker exporter). */
+export interface LoadedBuild {
+  /** A bake target's name; none for build-push's one build. */
+  target?: string;
+  platforms: string[];
+}
+
+/**
+ * The targets of a bake definition that load into the runner's engine: all with `load` (bake --print with
+ * --load already shows them so), else those exporting `type=docker` without a `dest` (a tarball is no load).
+ */
+export function bakeLoadedBuilds(definition: BakeDefinition, load: boolean): LoadedBuild[] {
+  return Object.entries(definition.target)
+    .filter(([, t]) => load || (t.output ?? []).some(o => o.type === 'docker' && o['dest'] === undefined))
+    .map(([target, t]) => ({target, platforms: t.platforms ?? []}));
+}
+
+export interface MultiPlatformLoadOpts {
+  logger: Logger;
+  signal?: AbortSignal;
+  /** The input names the error gives (e.g. `load`, `platforms`). */
+  inputs: {load: string; platforms: string};
+  /** How to build one platform, when not by `inputs.platforms` (bake: the targets' `platforms`, or `set`). */
+  onePlatform?: string;
+}
+
+/**
+ * Fails with an InputError naming `load` when a build loads more than one platform into an engine on the
+ * classic image store: only the containerd image store holds multi-platform images, and buildx would fail
+ * ("docker exporter does not currently support exporting manifest lists") after a builder was assigned. When
+ * `docker info` cannot tell the store (no engine reachable), nothing is blocked: the build decides, as before.
+ * Runs `docker info` only when some build loads several platforms.
+ */
+export async function checkMultiPlatformLoad(
+  buildx: Buildx,
+  builds: LoadedBuild[],
+  opts: MultiPlatformLoadOpts
+): Promise<void> {
+  const multi = builds.filter(b => new Set(b.platforms).size > 1);
+  if (multi.length === 0) return;
+  const probe = await buildx.imageStore(opts.signal ? {signal: opts.signal} : {});
+  if (probe.store === undefined) {
+    opts.logger.debug(`checkMultiPlatformLoad: the image store is unknown (${probe.why}); not checked`);
+    return;
+  }
+  opts.logger.debug(`checkMultiPlatformLoad: the engine uses the ${probe.store} image store`);
+  if (probe.store === 'containerd') return;
+  const {load, platforms} = opts.inputs;
+  const onePlatform = opts.onePlatform ?? `"${platforms}"`;
+  const what = multi
+    .map(b => `${b.target !== undefined ? `target "${b.target}": ` : ''}${[...new Set(b.platforms)].join(', ')}`)
+    .join('; ');
+  throw new InputError(
+    load,
+    `loading an image of more than one platform (${what}) into the runner's Docker Engine needs its containerd image store, and this engine uses the classic one, which holds one platform per image: buildx would fail with "docker exporter does not currently support exporting manifest lists". Fix: enable the containerd image store on the runner's engine ("features": {"containerd-snapshotter": true} in /etc/docker/daemon.json, then restart Docker; the default of fresh Docker 29 installs), or build one platform (${onePlatform}), or push the image instead of loading it. Nothing was assigned`
   );
 }
 

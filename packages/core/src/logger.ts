@@ -1,11 +1,26 @@
 /**
+ * Where a warning points in the repository: the properties of a GitHub annotation, as @actions/core's
+ * AnnotationProperties (printed as `title=…,file=…,line=…,endLine=…,col=…,endColumn=…`).
+ */
+export interface AnnotationProperties {
+  title?: string;
+  /** Path relative to the repository root. */
+  file?: string;
+  startLine?: number;
+  endLine?: number;
+  startColumn?: number;
+  endColumn?: number;
+}
+
+/**
  * Logger is how core talks to the user. The GitHub adapter maps it onto @actions/core;
  * tests and the CLI use their own. `group` wraps one phase of work.
  */
 export interface Logger {
   debug(message: string): void;
   info(message: string): void;
-  warning(message: string): void;
+  /** A warning; with `properties`, an annotation on that file and line (loggers off a runner may ignore them). */
+  warning(message: string, properties?: AnnotationProperties): void;
   error(message: string): void;
   group<T>(title: string, fn: () => Promise<T>): Promise<T>;
   /** Registers a value that must never be printed (every line of it for multi-line values). */

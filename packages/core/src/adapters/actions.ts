@@ -10,7 +10,7 @@ import {registerSecret} from '../lifecycle/secrets.js';
 export const actionsLogger: Logger = {
   debug: m => core.debug(m),
   info: m => core.info(m),
-  warning: m => core.warning(m),
+  warning: (m, properties) => core.warning(m, properties),
   error: m => core.error(m),
   group: (title, fn) => core.group(title, fn),
   setSecret: v => core.setSecret(v)

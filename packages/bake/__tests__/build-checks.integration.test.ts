@@ -1,0 +1,144 @@
+// Build-check annotations through bake's step: in process (the source, not the bundle), against the
+// emulator over loopback HTTP and mutual TLS, with the recording fake docker writing buildx's metadata
+// warnings and local state (FAKE_DOCKER_BUILD_WARNINGS). The step logs on @actions/core; its stdout is read
+// back with the runner harness's workflow-command parser.
+import {afterAll, afterEach, beforeAll, beforeEach, expect, jest, test} from '@jest/globals';
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {MemoryStateStore, type ActionIO} from '@remote-builder-actions/core';
+import {actionsLogger} from '@remote-builder-actions/core/actions';
+import {Emulator, RUNNER_DEFAULTS, parseWorkflowCommands} from '@remote-builder-actions/emulator';
+import {bake} from '../src/bake.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const FAKE_DOCKER = join(root, 'packages/emulator/fake-docker/docker');
+const FIXTURE = join(root, 'packages/core/__tests__/docker/fixtures/build-checks/metadata-bake.json');
+const API_KEY = 'rb_test_key_5b8e2d7a4c';
+/**
+ * actions-toolkit's metadata-bake.json: 13 warnings of a bake of lint.Dockerfile, lint-other.Dockerfile and
+ * an inline Dockerfile, all at the metadata's top level.
+ */
+const WARNINGS = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as Record<string, unknown>)['buildx.build.warnings'] as {
+  sourceInfo: {filename: string; data: string};
+}[];
+const sourceOf = (filename: string): string =>
+  Buffer.from(WARNINGS.find(w => w.sourceInfo.filename === filename)?.sourceInfo.data ?? '', 'base64').toString('utf8');
+const BAKE_FILE = `target "lint" {
+  dockerfile = "lint.Dockerfile"
+}
+target "lint-other" {
+  dockerfile = "lint-other.Dockerfile"
+}
+target "lint-inline" {
+  dockerfile-inline = "FRoM alpine"
+}
+group "default" {
+  targets = ["lint", "lint-other", "lint-inline"]
+}
+`;
+const SWITCHES = ['BUILDX_CONFIG', 'FAKE_DOCKER_DIR', 'FAKE_DOCKER_BUILD_WARNINGS'] as const;
+
+let emu: Emulator;
+let work: string;
+let ws: string;
+const saved: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  emu = await Emulator.start({
+    profiles: [{name: 'single', architectures: ['amd64']}],
+    apiKeys: [{key: API_KEY, scopes: ['builders']}]
+  });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'bake-checks-'));
+  ws = join(work, 'workspace');
+  mkdirSync(ws, {recursive: true});
+  writeFileSync(join(ws, 'lint.Dockerfile'), sourceOf('lint.Dockerfile'));
+  writeFileSync(join(ws, 'lint-other.Dockerfile'), sourceOf('lint-other.Dockerfile'));
+  writeFileSync(join(ws, 'docker-bake.hcl'), BAKE_FILE);
+  writeFileSync(join(work, 'warnings.json'), JSON.stringify(WARNINGS));
+  // The fake docker and buildx's config folder (where the refs' local state goes) come from the process env.
+  for (const k of SWITCHES) saved[k] = process.env[k];
+  process.env['BUILDX_CONFIG'] = join(work, 'buildx');
+  process.env['FAKE_DOCKER_DIR'] = join(work, 'docker');
+  process.env['FAKE_DOCKER_BUILD_WARNINGS'] = join(work, 'warnings.json');
+});
+afterEach(() => {
+  for (const k of SWITCHES) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+  rmSync(work, {recursive: true, force: true});
+});
+
+/** Runs bake's main step with these inputs; returns what it printed, as the runner reads it. */
+async function runStep(inputs: Record<string, string>, env: Record<string, string> = {}) {
+  const all: Record<string, string> = {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'single', ...inputs};
+  const io: ActionIO = {
+    logger: actionsLogger,
+    state: new MemoryStateStore(),
+    env: {...RUNNER_DEFAULTS, GITHUB_WORKSPACE: ws, RUNNER_TEMP: join(work, 'runner-temp'), ...env},
+    getInput: n => (all[n] ?? '').trim(),
+    setOutput: () => undefined,
+    exportVariable: () => undefined,
+    writeSummary: async () => undefined,
+    writeMarkdownSummary: async () => undefined,
+    setFailed: () => undefined
+  };
+  const out: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    out.push(String(chunk));
+    return true;
+  });
+  try {
+    await bake({io, docker: FAKE_DOCKER});
+  } finally {
+    spy.mockRestore();
+  }
+  const lines = out.join('').split('\n');
+  return {lines, warnings: parseWorkflowCommands(lines).annotations.filter(a => a.level === 'warning')};
+}
+
+const MAJORITY = 'All commands within the Dockerfile should use the same casing (either upper or lower)';
+
+test('every target: the warnings of its Dockerfile on their lines, in the order buildx wrote them', async () => {
+  const {lines, warnings} = await runStep({source: ws, files: join(ws, 'docker-bake.hcl')});
+  // The inline Dockerfile came from stdin: its warning ("Dockerfile", line 1) is not annotated.
+  expect(warnings.map(w => [w.properties['file'], w.properties['line']])).toEqual([
+    ['lint-other.Dockerfile', '17'],
+    ['lint-other.Dockerfile', '20'],
+    ['lint-other.Dockerfile', '24'],
+    ['lint.Dockerfile', '20'],
+    ['lint.Dockerfile', '21'],
+    ['lint.Dockerfile', '26'],
+    ['lint.Dockerfile', '28'],
+    ['lint-other.Dockerfile', '23'],
+    ['lint.Dockerfile', '17'],
+    ['lint.Dockerfile', '18'],
+    ['lint.Dockerfile', '22'],
+    ['lint-other.Dockerfile', '18']
+  ]);
+  expect(warnings[0]).toEqual({
+    level: 'warning',
+    message:
+      "ConsistentInstructionCasing: Command 'frOM' should match the case of the command majority (uppercase)\nMore info: https://docs.docker.com/go/dockerfile/rule/consistent-instruction-casing/",
+    properties: {title: MAJORITY, file: 'lint-other.Dockerfile', line: '17'}
+  });
+  expect(warnings[4]?.properties['title']).toBe(
+    'The MAINTAINER instruction is deprecated, use a label instead to define an image author'
+  );
+  expect(lines).toContain('::group::Generating GitHub annotations (12 build checks found)');
+}, 60_000);
+
+test('DOCKER_BUILD_CHECKS_ANNOTATIONS=0: no annotation', async () => {
+  const {warnings} = await runStep(
+    {source: ws, files: join(ws, 'docker-bake.hcl')},
+    {DOCKER_BUILD_CHECKS_ANNOTATIONS: '0'}
+  );
+  expect(warnings).toEqual([]);
+}, 60_000);

@@ -1,7 +1,7 @@
 // TLS fronts: every bundled action (kit/actions.ts) against builders behind each TLS front the emulator
 // offers. Many fronts close a connection that sends nothing after the handshake (load balancers, TLS
-// terminators, sidecars); readiness must accept those, refuse only on certificate evidence, and say whose
-// certificate was refused.
+// terminators, sidecars); readiness sends HTTP/2's preface at once and must accept those, call a builder ready
+// only once it answers HTTP/2, and say whose certificate was refused.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import type {BuilderBehaviour, Emulator} from '@remote-builder-actions/emulator';
 import {ACTIONS, requireBundles} from './kit/actions.js';
@@ -22,12 +22,10 @@ function failedFast({emu, job}: ScenarioContext): void {
 
 const front = (behaviour: BuilderBehaviour) => (emu: Emulator) => emu.addFault({route: 'builder', behaviour});
 
-/** Fronts that complete the handshake and then keep, close or reset the connection: all ready. */
+/** Fronts that answer HTTP/2 after the handshake, and keep or close idle connections: ready. */
 const ACCEPTED: Scenario[] = (
   [
     ['keep-open', 'a bare BuildKit keeps the connection open'],
-    ['close-after-handshake', 'the front closes cleanly right after the handshake'],
-    ['reset-after-handshake', 'the front resets the connection right after the handshake'],
     ['close-idle', 'the front closes connections idle for 200 ms, like a load balancer']
   ] as const
 ).map(([behaviour, what]): Scenario => ({
@@ -87,7 +85,46 @@ const NEVER_ANSWER: Scenario = {
   }
 };
 
-export const SCENARIOS: Scenario[] = [...ACCEPTED, PROFILE_FRONT, ...REFUSED, NEVER_ANSWER];
+/**
+ * Fronts that close or reset every connection after the handshake, before any HTTP/2 answer: a Node TLS server
+ * that refuses our client certificate without an alert looks exactly like this, and buildx could not build
+ * through any of them. Not ready until the timeout; the error names our client certificate as the likely cause.
+ */
+const CLOSED_BEFORE_H2: Scenario[] = (
+  ['drop-client-cert', 'close-after-handshake', 'reset-after-handshake'] as const
+).map((behaviour): Scenario => ({
+  id: `${behaviour}: not ready until the timeout, the error names our client certificate, torn down`,
+  setup: front(behaviour),
+  job: {inputs: {timeout: '3000'}},
+  expect: {
+    exit: 1,
+    error:
+      /was not ready in time: the builder at 127\.0\.0\.1:\d+ completed the TLS handshake, then (closed|reset) the connection.* before answering HTTP\/2 \(no SETTINGS frame\): a TLS front that refuses our client certificate/,
+    assigned: 1,
+    also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(3000)
+  }
+}));
+
+const NO_HTTP2: Scenario = {
+  id: 'no-http2: TLS completes but nothing answers HTTP/2; not ready until the timeout, torn down',
+  setup: front('no-http2'),
+  job: {inputs: {timeout: '3000'}},
+  expect: {
+    exit: 1,
+    error: /was not ready in time: .*did not answer HTTP\/2 within \d+ ms/,
+    assigned: 1,
+    also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(3000)
+  }
+};
+
+export const SCENARIOS: Scenario[] = [
+  ...ACCEPTED,
+  PROFILE_FRONT,
+  ...REFUSED,
+  ...CLOSED_BEFORE_H2,
+  NO_HTTP2,
+  NEVER_ANSWER
+];
 
 const CASES = cases(SCENARIOS, ACTIONS);
 

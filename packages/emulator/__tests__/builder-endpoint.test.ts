@@ -318,6 +318,62 @@ describe.each<tls.SecureVersion>(['TLSv1.3', 'TLSv1.2'])('BuilderEndpoint fronts
   });
 });
 
+const H2_CLIENT_PREFACE = Buffer.concat([
+  Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'),
+  Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])
+]);
+
+describe.each<tls.SecureVersion>(['TLSv1.3', 'TLSv1.2'])('BuilderEndpoint and HTTP/2 over %s', maxVersion => {
+  test('keep-open with the handshake-only backend: the client preface is answered with an empty SETTINGS frame', async () => {
+    const ep = await start();
+    const c = connect(ep.port, {maxVersion});
+    const received: Buffer[] = [];
+    c.socket.on('data', (chunk: Buffer) => received.push(chunk));
+    await c.saw('secure');
+    // In two pieces: the backend waits for the whole preface.
+    c.socket.write(H2_CLIENT_PREFACE.subarray(0, 10));
+    await quiet(20);
+    c.socket.write(H2_CLIENT_PREFACE.subarray(10));
+    await c.saw('data:');
+    await quiet(50);
+    expect(Buffer.concat(received)).toEqual(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+    c.socket.end();
+    await c.closed;
+  });
+
+  test('drop-client-cert: refuses our certificate by closing, without an alert; counted as refused, never served', async () => {
+    const backend = new EchoBackend();
+    const ep = await start({front: 'drop-client-cert', backend});
+    for (let i = 0; i < 10; i++) {
+      const c = connect(ep.port, {maxVersion});
+      c.socket.once('secureConnect', () => c.socket.write(H2_CLIENT_PREFACE));
+      await c.closed;
+      // TLS 1.3: our side of the handshake completed before the server judged our certificate.
+      if (maxVersion === 'TLSv1.3') expect(c.events[0]).toBe('secure');
+      expect(c.events.filter(e => e.startsWith('error:alert') || e.startsWith('data:'))).toEqual([]);
+      expect(c.events).toContain('close');
+    }
+    expect(ep.rejectedHandshakes).toBe(10);
+    expect(ep.acceptedConnections).toBe(0);
+    expect(backend.clients).toEqual([]);
+  });
+
+  test('no-http2: the handshake completes and the connection stays open, but the preface gets no answer', async () => {
+    const backend = new EchoBackend();
+    const ep = await start({front: 'no-http2', backend});
+    const c = connect(ep.port, {maxVersion});
+    await c.saw('secure');
+    c.socket.write(H2_CLIENT_PREFACE);
+    await waitFor(() => ep.openConnections === 1);
+    await quiet();
+    expect(c.events.filter(e => e !== 'session')).toEqual(['secure']);
+    expect(backend.clients).toEqual([]);
+    c.socket.end();
+    await c.closed;
+    await waitFor(() => ep.openConnections === 0);
+  });
+});
+
 describe('BuilderEndpoint never-answer front', () => {
   test('accepts the TCP connection, reads, and never speaks TLS', async () => {
     const ep = await start({front: 'never-answer'});

@@ -13,6 +13,11 @@ import {type EmulatorClock, systemClock} from './clock.js';
  * - 'close-idle': closes a connection that sent no byte within `idleMs` of the handshake, like a load
  *   balancer; a connection that talks in time is served normally.
  * - 'refuse-client-cert': does not trust the client certificate: answers it with a TLS alert (`refusalAlert`).
+ * - 'drop-client-cert': does not trust the client certificate and closes without an alert, as a Node TLS
+ *   server with requestCert + rejectUnauthorized does (node lib/_tls_wrap.js onServerSocketSecure:
+ *   `this.destroy()` on a verify error): in TLS 1.3 the client has completed its handshake by then.
+ * - 'no-http2': completes the handshake and keeps the connection open, but nothing behind it speaks HTTP/2
+ *   (a front whose upstream is down or is not BuildKit): reads and drops what the client sends, never answers.
  * - 'never-answer': accepts TCP connections and never speaks TLS.
  */
 export const ENDPOINT_FRONTS = [
@@ -21,6 +26,8 @@ export const ENDPOINT_FRONTS = [
   'reset-after-handshake',
   'close-idle',
   'refuse-client-cert',
+  'drop-client-cert',
+  'no-http2',
   'never-answer'
 ] as const;
 export type EndpointFront = (typeof ENDPOINT_FRONTS)[number];
@@ -346,6 +353,12 @@ class Connection {
 
   #secure(socket: tls.TLSSocket): void {
     socket.on('error', () => socket.destroy());
+    if (this.#front === 'drop-client-cert') {
+      // A refusal, not a connection: counted as such, closed as Node closes it (no alert, no answer).
+      this.#hooks.onRefused();
+      socket.destroy();
+      return;
+    }
     if (this.#hooks.onSecure(socket) === 'drop') {
       socket.destroy();
       return;
@@ -374,6 +387,10 @@ class Connection {
         });
         return;
       }
+      case 'no-http2':
+        socket.on('data', () => undefined);
+        socket.resume();
+        return;
       case 'close-idle': {
         // The first byte keeps the connection: it goes back into the stream for the backend.
         const talked = (first: Buffer): void => {

@@ -10,8 +10,10 @@ export interface BuildkitBackend {
 }
 
 /**
- * HandshakeOnlyBackend accepts the connection, discards what the client sends, writes nothing and ends its
- * side when the client ends. Enough for clients that only check TLS; a real build needs DockerGrpcBackend.
+ * HandshakeOnlyBackend accepts the connection and answers HTTP/2's client connection preface with the
+ * server's (an empty SETTINGS frame: the first frame a gRPC server sends, RFC 9113 §3.4), then discards what
+ * the client sends and ends its side when the client ends. Bytes that are not the preface get no answer.
+ * Enough for clients that check TLS and HTTP/2 (readiness); a real build needs DockerGrpcBackend.
  */
 export class HandshakeOnlyBackend implements BuildkitBackend {
   readonly kind = 'handshake-only';
@@ -19,9 +21,22 @@ export class HandshakeOnlyBackend implements BuildkitBackend {
   serve(client: Duplex): void {
     client.on('error', () => client.destroy());
     client.on('end', () => client.end());
+    let first = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      first = Buffer.concat([first, chunk]);
+      if (first.length < H2_CLIENT_MAGIC.length && H2_CLIENT_MAGIC.subarray(0, first.length).equals(first)) return;
+      client.off('data', onData);
+      if (first.subarray(0, H2_CLIENT_MAGIC.length).equals(H2_CLIENT_MAGIC)) client.write(H2_SERVER_PREFACE);
+    };
+    client.on('data', onData);
     client.resume();
   }
 }
+
+/** The fixed start of an HTTP/2 client's connection preface. */
+const H2_CLIENT_MAGIC = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+/** An empty SETTINGS frame (length 0, type 4, no flags, stream 0): a server's connection preface. */
+const H2_SERVER_PREFACE = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
 
 /** The HTTP request that makes dockerd hand the connection over to its embedded BuildKit (h2c gRPC). */
 export const DOCKERD_GRPC_HIJACK_REQUEST =

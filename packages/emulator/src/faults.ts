@@ -17,7 +17,7 @@ export type FaultRoute = (typeof FAULT_ROUTES)[number];
  * How a builder's TLS front behaves: a profile's `front`, or a builder fault (which wins over the profile).
  * 'wrong-server-cert' presents a server certificate for another host name; the others are EndpointFront
  * (builder-endpoint.ts): keep-open, close-after-handshake, reset-after-handshake, close-idle,
- * refuse-client-cert, never-answer.
+ * refuse-client-cert, drop-client-cert, no-http2, never-answer.
  */
 export const BUILDER_FRONTS = [
   'keep-open',
@@ -25,6 +25,8 @@ export const BUILDER_FRONTS = [
   'reset-after-handshake',
   'close-idle',
   'refuse-client-cert',
+  'drop-client-cert',
+  'no-http2',
   'wrong-server-cert',
   'never-answer'
 ] as const;

@@ -1,11 +1,17 @@
-// The progress line through the emulator over loopback HTTP and mutual TLS, with a builder that takes 25 s to be
-// ready: the emulator and readiness share one ManualClock (the emulator's), moved by the test only while
-// readiness sleeps, so 25 s pass in no wall time and the lines do not depend on the machine's speed.
-import {afterAll, beforeAll, expect, test} from '@jest/globals';
-import {Emulator, ManualClock} from '@remote-builder-actions/emulator';
+// Readiness through the emulator over loopback HTTP, mutual TLS and HTTP/2: the progress line with a builder
+// that takes 25 s to be ready, and the verdict behind each TLS front. The emulator and readiness share one
+// ManualClock (the emulator's), moved by the test only while readiness sleeps, so 25 s pass in no wall time
+// and the lines do not depend on the machine's speed. (Each probe's own time limit is a real timer.)
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {Emulator, ManualClock, type BuilderFront} from '@remote-builder-actions/emulator';
 import {abortReason, type Clock} from '../../src/clock.js';
 import {createBuilderApiClient, type ClosableBuilderApi} from '../../src/lifecycle/builder-api-client.js';
-import {waitForBuilderReady} from '../../src/lifecycle/readiness.js';
+import {
+  BuilderTimeoutError,
+  DEFAULT_POLL_SCHEDULE,
+  waitForBuilderReady,
+  type ReadyBuilder
+} from '../../src/lifecycle/readiness.js';
 import {mutualTlsProbe} from '../../src/lifecycle/tls-probe.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 
@@ -49,13 +55,18 @@ class SharedClock implements Clock {
   }
 }
 
+const FRONTS: BuilderFront[] = ['keep-open', 'close-idle', 'drop-client-cert', 'no-http2'];
+
 let emu: Emulator;
 let api: ClosableBuilderApi;
 const emuClock = new ManualClock({now: 1_700_000_000_000});
 
 beforeAll(async () => {
   emu = await Emulator.start({
-    profiles: [{name: 'slow', readyDelayMs: READY_DELAY_MS}],
+    profiles: [
+      {name: 'slow', readyDelayMs: READY_DELAY_MS},
+      ...FRONTS.map(front => ({name: front, readyDelayMs: 0, front, frontIdleMs: 50}))
+    ],
     apiKeys: [{key: KEY, scopes: ['builders']}],
     clock: emuClock
   });
@@ -110,4 +121,90 @@ test('a builder ready after 25 s: progress lines at 10 and 20 s naming it pendin
     `waitForBuilderReady: ${id}: details lack host, ca, client_cert, client_key (status "pending")`,
     `waitForBuilderReady: ${id}: ready`
   ]);
+});
+
+/**
+ * Waits for a builder of `profile`, moving the shared clock by each sleep readiness asks for. Probes are
+ * `probeIntervalMs` apart and each may take up to min(5000, time left) of real time, so a probe interval of
+ * at least 2 s gives every probe a limit no loaded machine comes near.
+ */
+async function waitOn(
+  profile: string,
+  deadlineMs: number,
+  probeIntervalMs = 2000
+): Promise<{id: string; outcome: ReadyBuilder | Error; logger: RecordingLogger; elapsedMs: number; probes: number}> {
+  let probes = 0;
+  const clock = new SharedClock(emuClock);
+  const logger = new RecordingLogger();
+  const [builder] = (await api.assignBuilder(profile)).builder_instances;
+  const id = builder?.id ?? '';
+  const start = clock.now();
+  let done = false;
+  let sleep = clock.nextSleep();
+  const ready = waitForBuilderReady(id, {
+    api,
+    clock,
+    logger,
+    probe: o => (probes++, mutualTlsProbe(o)),
+    deadline: start + deadlineMs,
+    schedule: {...DEFAULT_POLL_SCHEDULE, probeIntervalMs}
+  }).finally(() => (done = true));
+  while (!done) {
+    const ms = await Promise.race([
+      sleep,
+      ready.then(
+        () => undefined,
+        () => undefined
+      )
+    ]);
+    if (ms === undefined) break;
+    sleep = clock.nextSleep();
+    emuClock.advance(ms);
+  }
+  const outcome = await ready.catch((e: unknown) => e as Error);
+  return {id, outcome, logger, elapsedMs: clock.now() - start, probes};
+}
+
+describe('readiness behind each TLS front of the emulator', () => {
+  test('keep-open (a bare BuildKit answering HTTP/2) → ready at the first probe', async () => {
+    const {id, outcome, elapsedMs} = await waitOn('keep-open', 10_000);
+    expect(outcome).toMatchObject({id});
+    expect(elapsedMs).toBe(0);
+  });
+
+  test('close-idle (a load balancer closing silent connections) → ready: the preface keeps the connection', async () => {
+    const {id, outcome} = await waitOn('close-idle', 10_000);
+    expect(outcome).toMatchObject({id});
+  });
+
+  test('drop-client-cert (refuses our certificate by closing, no alert) → not ready until the deadline, then an error naming the client certificate', async () => {
+    const {id, outcome, logger, elapsedMs, probes} = await waitOn('drop-client-cert', 6000);
+    expect(outcome).toBeInstanceOf(BuilderTimeoutError);
+    expect((outcome as Error).message).toMatch(
+      new RegExp(
+        `^Builder ${id} was not ready in time: the builder at 127\\.0\\.0\\.1:\\d+ completed the TLS handshake, then (closed|reset) the connection.* before answering HTTP/2 \\(no SETTINGS frame\\): a TLS front that refuses our client certificate closes like this, without an alert\\. Check that the builder trusts the CA that signed client_cert from the details`
+      )
+    );
+    // Polled (at 0, 2, 4 s) until the deadline, not failed at the first close.
+    expect(elapsedMs).toBe(6000);
+    expect(probes).toBe(3);
+    expect(logger.messages('debug')).toEqual([
+      expect.stringMatching(
+        `^waitForBuilderReady: ${id}: the builder at 127\\.0\\.0\\.1:\\d+ completed the TLS handshake, then`
+      )
+    ]);
+  });
+
+  test('no-http2 (TLS completes, nothing behind answers) → not ready until the deadline, then an error saying nothing speaks HTTP/2', async () => {
+    // One probe, whose real time limit (2 s) runs out: nothing answers HTTP/2.
+    const {id, outcome, elapsedMs, probes} = await waitOn('no-http2', 2000, 2000);
+    expect(outcome).toBeInstanceOf(BuilderTimeoutError);
+    expect((outcome as Error).message).toMatch(
+      new RegExp(
+        `^Builder ${id} was not ready in time: the builder at 127\\.0\\.0\\.1:\\d+ completed the TLS handshake but did not answer HTTP/2 within \\d+ ms \\(no SETTINGS frame after our connection preface\\): nothing behind its TLS front speaks gRPC yet$`
+      )
+    );
+    expect(elapsedMs).toBe(2000);
+    expect(probes).toBe(1);
+  });
 });

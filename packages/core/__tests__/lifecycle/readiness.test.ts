@@ -21,6 +21,7 @@ import {
 } from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
 import {FakeProbe, rejected, unreachable, type ProbeStep} from '../fakes/fake-probe.js';
+import {TlsProbeError} from '../../src/lifecycle/tls-probe.js';
 import {TEST_KEY_SECRET_LINES, TEST_PEMS} from '../fakes/pems.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 import {failure} from '../fakes/failure.js';
@@ -436,6 +437,45 @@ describe('waitForBuilderReady: TLS probe', () => {
     );
     expect(h.probe.calls).toHaveLength(10);
     expect(h.probe.calls.map(c => c.timeoutMs)).toEqual([500, 450, 400, 350, 300, 250, 200, 150, 100, 50]);
+  });
+
+  // A close after the handshake, before HTTP/2: a front without its backend yet, or one refusing our certificate
+  // without an alert. Not evidence enough to fail early; named at the deadline.
+  const closedBeforeH2 = (): TlsProbeError =>
+    new TlsProbeError(
+      'closed',
+      'the builder at 10.0.0.1:1234 completed the TLS handshake, then closed the connection before answering HTTP/2 (no SETTINGS frame): a TLS front that refuses our client certificate closes like this, without an alert. Check that the builder trusts the CA that signed client_cert from the details'
+    );
+
+  test('closed before HTTP/2, then the HTTP/2 answer → ready (the front got its backend)', async () => {
+    const h = harness(
+      [readyDetails(HOST)],
+      [closedBeforeH2(), closedBeforeH2(), closedBeforeH2(), closedBeforeH2(), 'ok']
+    );
+    await expect(h.run()).resolves.toMatchObject({id: 'b1', detailsRequests: 1});
+    expect(h.probe.calls).toHaveLength(5);
+    expect(h.clock.sleeps).toEqual([50, 50, 50, 50]);
+  });
+
+  test('closed before HTTP/2 until the deadline → BuilderTimeoutError naming the client certificate, never a failure', async () => {
+    const h = harness([readyDetails(HOST)], [closedBeforeH2()]);
+    const e = await failure(h.run({deadline: 500}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(`Builder b1 was not ready in time: ${closedBeforeH2().message}`);
+    // Polled at probeIntervalMs to the deadline, far past the three rejections that fail a builder.
+    expect(h.probe.calls).toHaveLength(10);
+    expect(h.clock.now()).toBe(500);
+  });
+
+  test('no HTTP/2 answer within the probe limit until the deadline → BuilderTimeoutError saying so', async () => {
+    const noH2 = new TlsProbeError(
+      'timeout',
+      'the builder at 10.0.0.1:1234 completed the TLS handshake but did not answer HTTP/2 within 5000 ms (no SETTINGS frame after our connection preface): nothing behind its TLS front speaks gRPC yet'
+    );
+    const h = harness([readyDetails(HOST)], [noH2]);
+    const e = await failure(h.run({deadline: 500}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(`Builder b1 was not ready in time: ${noH2.message}`);
   });
 
   test('client_key lines are registered as secrets before the probe runs (and before the builder is ready)', async () => {

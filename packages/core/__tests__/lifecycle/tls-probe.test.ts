@@ -1,6 +1,6 @@
-// The probe against real TLS servers on 127.0.0.1: plain node:tls servers, and the emulator's builder
-// endpoint in each of its TLS fronts (the fronts real builders sit behind). Every verdict is checked many
-// times under TLS 1.3 and TLS 1.2: it must not depend on which event happens to come first.
+// The probe against real TLS servers on 127.0.0.1: node:http2 and plain node:tls servers, and the emulator's
+// builder endpoint in each of its TLS fronts (the fronts real builders sit behind). Every verdict is checked
+// many times under TLS 1.3 and TLS 1.2: it must not depend on which event happens to come first.
 import {afterEach, beforeAll, describe, expect, test} from '@jest/globals';
 import {
   connect as netConnect,
@@ -9,6 +9,7 @@ import {
   type Server,
   type Socket
 } from 'node:net';
+import {createSecureServer} from 'node:http2';
 import type {Duplex} from 'node:stream';
 import {createServer as createTlsServer, type SecureVersion, type TLSSocket} from 'node:tls';
 import {HandshakeOnlyBackend} from '@remote-builder-actions/emulator';
@@ -49,14 +50,40 @@ async function listen(server: Server): Promise<{port: number; sockets: Set<Socke
   return {port: (server.address() as AddressInfo).port, sockets};
 }
 
-/** A BuildKit-like server: TLS, client certificate required and checked against the test CA. */
+/**
+ * A BuildKit-like server: a real HTTP/2 server (node:http2) over TLS, client certificate required and checked
+ * against the test CA, as a Node TLS server checks it: a certificate it does not trust is refused by closing
+ * the connection after the handshake, without an alert.
+ */
 async function mtlsServer(
-  maxVersion: SecureVersion = 'TLSv1.3',
-  onSecure: (s: TLSSocket) => void = s => s.resume(),
-  allowHalfOpen = false
-): Promise<{port: number; alpn: (string | false | null)[]; handshakes: () => number}> {
+  maxVersion: SecureVersion = 'TLSv1.3'
+): Promise<{port: number; alpn: (string | false | null)[]; handshakes: () => number; sessions: () => number}> {
   const alpn: (string | false | null)[] = [];
   let handshakes = 0;
+  let sessions = 0;
+  const server = createSecureServer({
+    cert: pki.server.cert,
+    key: pki.server.key,
+    ca: pki.ca.cert,
+    requestCert: true,
+    rejectUnauthorized: true,
+    maxVersion
+  });
+  server.on('secureConnection', (s: TLSSocket) => {
+    handshakes++;
+    alpn.push(s.alpnProtocol);
+  });
+  server.on('session', session => {
+    sessions++;
+    session.on('error', () => undefined);
+  });
+  server.on('tlsClientError', () => undefined);
+  const {port} = await listen(server as unknown as Server);
+  return {port, alpn, handshakes: () => handshakes, sessions: () => sessions};
+}
+
+/** A plain mutual-TLS server (no HTTP/2) that hands each accepted connection to `onSecure`. */
+async function tlsOnlyServer(maxVersion: SecureVersion, onSecure: (s: TLSSocket) => void): Promise<{port: number}> {
   const server = createTlsServer(
     {
       cert: pki.server.cert,
@@ -65,19 +92,15 @@ async function mtlsServer(
       requestCert: true,
       rejectUnauthorized: true,
       maxVersion,
-      ALPNProtocols: ['h2'],
-      allowHalfOpen
+      ALPNProtocols: ['h2']
     },
     (s: TLSSocket) => {
-      handshakes++;
-      alpn.push(s.alpnProtocol);
       s.on('error', () => s.destroy());
       onSecure(s);
     }
   );
   server.on('tlsClientError', () => undefined);
-  const {port} = await listen(server);
-  return {port, alpn, handshakes: () => handshakes};
+  return listen(server);
 }
 
 /** The emulator's builder endpoint with the test PKI, behind `front`. */
@@ -108,6 +131,22 @@ const probeOpts = (port: number, more: Partial<TlsProbeOpts> = {}): TlsProbeOpts
   timeoutMs: 5000,
   ...more
 });
+
+/** How the probe reports a close after the handshake, before the server's HTTP/2 preface. */
+const CLOSED_BEFORE_H2 = (port: number): RegExp =>
+  new RegExp(
+    `^closed: the builder at 127\\.0\\.0\\.1:${port} (completed the TLS handshake, then (closed the connection|reset the connection \\(ECONNRESET\\)) before answering HTTP/2 \\(no SETTINGS frame\\)|(closed the connection|reset the connection \\(ECONNRESET\\)) right after our client certificate, before the TLS handshake completed): a TLS front that refuses our client certificate closes like this, without an alert\\. Check that the builder trusts the CA that signed client_cert from the details`
+  );
+
+/** The kinds of `counts`' verdicts, each checked against its pattern, counted. */
+function kinds(counts: Record<string, number>, patterns: Record<string, RegExp>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [v, n] of Object.entries(counts)) {
+    const kind = Object.keys(patterns).find(k => (patterns[k] as RegExp).test(v)) ?? v;
+    out[kind] = (out[kind] ?? 0) + n;
+  }
+  return out;
+}
 
 /** The probe's verdict: 'accepted', or the error's kind, side and message. */
 async function verdict(opts: TlsProbeOpts): Promise<string> {
@@ -140,22 +179,52 @@ async function probeError(p: Promise<void>): Promise<TlsProbeError> {
 }
 
 describe.each(VERSIONS)('mutualTlsProbe over %s', maxVersion => {
-  test('a BuildKit-like server that accepts our certificate → accepted every time, offering ALPN h2', async () => {
+  test('an HTTP/2 server that accepts our certificate → accepted every time, offering ALPN h2', async () => {
     const server = await mtlsServer(maxVersion);
     expect(await verdicts(() => probeOpts(server.port))).toEqual({accepted: ROUNDS});
     expect(server.handshakes()).toBe(ROUNDS);
+    // node:http2 took our preface as an HTTP/2 client's: it opened a session for every probe.
+    expect(server.sessions()).toBe(ROUNDS);
     expect(new Set(server.alpn)).toEqual(new Set(['h2']));
   });
 
-  // The fronts of the emulator: a completed handshake followed by a close or a reset is an acceptance.
-  test.each<EndpointFront>(['keep-open', 'close-after-handshake', 'reset-after-handshake', 'close-idle'])(
-    'front %s → accepted every time',
+  test('an HTTP/2 server that does not trust our certificate closes without an alert → closed, naming our certificate, every time', async () => {
+    const server = await mtlsServer(maxVersion);
+    const stranger = () =>
+      probeOpts(server.port, {pems: {...goodPems(), cert: strangerClient.cert, key: strangerClient.key}});
+    expect(kinds(await verdicts(stranger), {closed: CLOSED_BEFORE_H2(server.port)})).toEqual({closed: ROUNDS});
+    expect(server.sessions()).toBe(0);
+  });
+
+  // The fronts of the emulator that serve a talking connection: the preface goes out at once, so a front
+  // that closes idle connections sees this one talk and lets it through. (Its idle period is a margin for a
+  // loaded machine: the preface is the first thing sent after the handshake, tested below.)
+  test.each<EndpointFront>(['keep-open', 'close-idle'])('front %s → accepted every time', async front => {
+    const ep = await endpoint(front, maxVersion, {idleMs: 1000});
+    expect(await verdicts(() => probeOpts(ep.port))).toEqual({accepted: ROUNDS});
+    expect(ep.acceptedConnections).toBe(ROUNDS);
+  });
+
+  // Fronts that close every connection after the handshake, whatever it sends: from the client, the same as a
+  // front refusing our certificate without an alert, and a builder buildx could not use either.
+  test.each<EndpointFront>(['drop-client-cert', 'close-after-handshake', 'reset-after-handshake'])(
+    'front %s → closed (not ready yet), naming our client certificate, every time',
     async front => {
-      const ep = await endpoint(front, maxVersion, {idleMs: 50});
-      expect(await verdicts(() => probeOpts(ep.port))).toEqual({accepted: ROUNDS});
-      expect(ep.acceptedConnections).toBe(ROUNDS);
+      const ep = await endpoint(front, maxVersion);
+      expect(kinds(await verdicts(() => probeOpts(ep.port)), {closed: CLOSED_BEFORE_H2(ep.port)})).toEqual({
+        closed: ROUNDS
+      });
     }
   );
+
+  test('front no-http2 → timeout at the time limit, saying nothing answered HTTP/2', async () => {
+    // (A limit long enough that the handshake itself always completes within it, even on a loaded machine.)
+    const ep = await endpoint('no-http2', maxVersion);
+    expect(await verdicts(() => probeOpts(ep.port, {timeoutMs: 1000}), 3)).toEqual({
+      [`timeout: the builder at 127.0.0.1:${ep.port} completed the TLS handshake but did not answer HTTP/2 within 1000 ms (no SETTINGS frame after our connection preface): nothing behind its TLS front speaks gRPC yet`]: 3
+    });
+    expect(ep.acceptedConnections).toBe(3);
+  });
 
   test('a front that refuses our client certificate with an alert → rejected (client side) every time', async () => {
     const ep = await endpoint('refuse-client-cert', maxVersion);
@@ -235,65 +304,46 @@ describe.each(VERSIONS)('mutualTlsProbe over %s', maxVersion => {
   });
 });
 
-/**
- * A TLS 1.3 server that sends no session ticket: a relay in front of `port` that passes everything but what
- * the server sends once the client's second flight (its certificate) went through: the tickets.
- */
-async function ticketlessRelay(port: number): Promise<{port: number}> {
-  // Half-open both ways: each side's close is passed on, never made up.
-  return listen(
-    createNetServer({allowHalfOpen: true}, client => {
-      const server = netConnect({host: '127.0.0.1', port, allowHalfOpen: true});
-      let pending = Buffer.alloc(0);
-      let clientFlightSeen = false;
-      client.on('data', (chunk: Buffer) => {
-        // TLS records: a 5-byte header (type, version, length) and the body. The first encrypted record
-        // (type 23) from the client is its second flight.
-        pending = Buffer.concat([pending, chunk]);
-        while (pending.length >= 5 && pending.length >= 5 + pending.readUInt16BE(3)) {
-          if (pending[0] === 23) clientFlightSeen = true;
-          pending = pending.subarray(5 + pending.readUInt16BE(3));
-        }
-        server.write(chunk);
+describe.each(VERSIONS)('mutualTlsProbe over %s: what the server says after the handshake', maxVersion => {
+  test('its preface in pieces (one byte per write) → accepted', async () => {
+    const settings = Buffer.from([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 100]);
+    const {port} = await tlsOnlyServer(maxVersion, s => {
+      s.once('data', () => {
+        for (const byte of settings) s.write(Buffer.from([byte]));
       });
-      server.on('data', (chunk: Buffer) => {
-        if (!clientFlightSeen) client.write(chunk);
-      });
-      client.on('end', () => server.end());
-      server.on('end', () => client.end());
-      client.on('error', () => server.destroy());
-      server.on('error', () => client.destroy());
-      client.on('close', () => server.destroy());
-      server.on('close', () => client.destroy());
-    })
-  );
-}
-
-describe('mutualTlsProbe over TLS 1.3 without a session ticket', () => {
-  test('the server closes once we close our side → accepted, after the server saw our close', async () => {
-    const ends: number[] = [];
-    const server = await mtlsServer('TLSv1.3', s => {
-      s.resume();
-      s.on('end', () => ends.push(1));
     });
-    const relay = await ticketlessRelay(server.port);
-    // In parallel: each waits for the verdict grace.
-    const results = await Promise.all(Array.from({length: 20}, () => verdict(probeOpts(relay.port))));
-    expect(results).toEqual(Array(20).fill('accepted'));
-    expect(ends).toHaveLength(20);
+    expect(await verdicts(() => probeOpts(port), 10)).toEqual({accepted: 10});
   });
 
-  test('a server that keeps the connection open and says nothing → accepted at the time limit', async () => {
-    // Half-open allowed: our close does not close it.
-    const server = await mtlsServer('TLSv1.3', s => s.resume(), true);
-    const relay = await ticketlessRelay(server.port);
-    const started = Date.now();
-    const results = await Promise.all(
-      Array.from({length: 10}, () => verdict(probeOpts(relay.port, {timeoutMs: 3000})))
+  // prettier-ignore
+  test.each<[number, string, Buffer, string]>([
+    [1, 'an HTTP/1.1 answer', Buffer.from('HTTP/1.1 400 Bad Request\r\n\r\n'), 'an HTTP/1.x answer ("HTTP/1.1 400 Bad Request")'],
+    [2, 'a GOAWAY first', Buffer.from([0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]), 'bytes that are not an HTTP/2 server preface (first frame header: GOAWAY, length 8, flags 0, stream 0)'],
+    [3, 'a SETTINGS ACK first', Buffer.from([0, 0, 0, 4, 1, 0, 0, 0, 0]), 'bytes that are not an HTTP/2 server preface (first frame header: SETTINGS, length 0, flags 1, stream 0)']
+  ])('[%d] %s → not-h2, quoting it', async (_n, _what, answer, quoted) => {
+    const {port} = await tlsOnlyServer(maxVersion, s => s.once('data', () => s.write(answer)));
+    expect(await verdicts(() => probeOpts(port), 5)).toEqual({
+      [`not-h2: the builder at 127.0.0.1:${port} completed the TLS handshake but answered our HTTP/2 connection preface with ${quoted}: it does not serve BuildKit's gRPC there`]: 5
+    });
+  });
+
+  test('its preface, then a close at once (a front closing after the proof) → accepted', async () => {
+    const {port} = await tlsOnlyServer(maxVersion, s =>
+      s.once('data', () => s.end(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])))
     );
-    expect(results).toEqual(Array(10).fill('accepted'));
-    // Not before the limit: nothing but the limit ends these probes (less a little for timer rounding).
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3000 - 10);
+    expect(await verdicts(() => probeOpts(port), 10)).toEqual({accepted: 10});
+  });
+
+  test('the connection preface is the first thing it receives, right after the handshake', async () => {
+    const firsts: string[] = [];
+    const {port} = await tlsOnlyServer(maxVersion, s =>
+      s.once('data', (chunk: Buffer) => {
+        firsts.push(chunk.subarray(0, 24).toString('latin1'));
+        s.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+      })
+    );
+    expect(await verdicts(() => probeOpts(port), 5)).toEqual({accepted: 5});
+    expect(firsts).toEqual(Array(5).fill('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
   });
 });
 
@@ -306,10 +356,10 @@ function tcp(port: number): Promise<Duplex> {
 }
 
 describe('mutualTlsProbe over a stream from `connect`', () => {
-  test('TLS runs over the stream it returns: accepted, refused and reset alike', async () => {
+  test('TLS and HTTP/2 run over the stream it returns: accepted, refused and dropped alike', async () => {
     const open = await endpoint('keep-open', 'TLSv1.3');
     const refusing = await endpoint('refuse-client-cert', 'TLSv1.3');
-    const resetting = await endpoint('reset-after-handshake', 'TLSv1.2');
+    const dropping = await endpoint('drop-client-cert', 'TLSv1.2');
     const signals: (AbortSignal | undefined)[] = [];
     const via = (port: number) => (): TlsProbeOpts =>
       // The port in the options is not used to connect: only what `connect` returns.
@@ -320,7 +370,7 @@ describe('mutualTlsProbe over a stream from `connect`', () => {
         }
       });
     expect(await verdicts(via(open.port), 20)).toEqual({accepted: 20});
-    expect(await verdicts(via(resetting.port), 20)).toEqual({accepted: 20});
+    expect(kinds(await verdicts(via(dropping.port), 20), {closed: CLOSED_BEFORE_H2(1)})).toEqual({closed: 20});
     expect(await verdicts(via(refusing.port), 20)).toEqual({
       'rejected/client: the mutual-TLS handshake with 127.0.0.1:1 failed: the builder refused our client certificate (alert: unknown CA)': 20
     });

@@ -2,6 +2,7 @@ import {isIP} from 'node:net';
 import type {Duplex} from 'node:stream';
 import {checkServerIdentity, connect, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
+import {h2ClientPreface, readH2ServerStart} from './h2-preface.js';
 
 export interface TlsProbeOpts {
   hostname: string;
@@ -19,12 +20,15 @@ export interface TlsProbeOpts {
 }
 
 /**
- * Why a probe failed. `unreachable` and `timeout` mean "not up yet" (poll again); `rejected` means the TLS
- * material is wrong, and `side` says whose certificate was refused: 'client' when the builder refused ours
- * with a certificate alert, 'server' when the builder's certificate does not match the CA or host.
+ * Why a probe failed. `rejected` means the TLS material is wrong, and `side` says whose certificate was
+ * refused: 'client' when the builder refused ours with a certificate alert, 'server' when the builder's
+ * certificate does not match the CA or host. The others mean "not ready yet" (poll again): `unreachable`
+ * (no handshake), `timeout` (no handshake, or no HTTP/2 answer, in time), `closed` (the handshake completed,
+ * then the connection closed before the server's HTTP/2 preface: also how a front refuses a client
+ * certificate without an alert), `not-h2` (the server answered something that is not HTTP/2).
  */
 export class TlsProbeError extends Error {
-  readonly kind: 'unreachable' | 'rejected' | 'timeout' | 'aborted';
+  readonly kind: 'unreachable' | 'rejected' | 'timeout' | 'closed' | 'not-h2' | 'aborted';
   readonly code?: string;
   readonly side?: 'client' | 'server';
   constructor(kind: TlsProbeError['kind'], message: string, code?: string, side?: 'client' | 'server') {
@@ -36,14 +40,11 @@ export class TlsProbeError extends Error {
   }
 }
 
-/** TlsProbe checks that a builder endpoint completes a mutual-TLS handshake; tests may inject their own. */
-export type TlsProbe = (opts: TlsProbeOpts) => Promise<void>;
-
 /**
- * TLS 1.3 only: how long to wait after our handshake for the server's verdict on our certificate (a session
- * ticket, data, a close or an alert) before we close our side to ask for it.
+ * TlsProbe checks that a builder endpoint completes a mutual-TLS handshake and answers HTTP/2 over it; tests
+ * may inject their own.
  */
-const TLS13_VERDICT_GRACE_MS = 300;
+export type TlsProbe = (opts: TlsProbeOpts) => Promise<void>;
 
 /** Alerts (RFC 8446 §6.2) by which a server refuses the client's certificate. */
 const CERTIFICATE_ALERTS: Record<number, string> = {
@@ -100,17 +101,32 @@ const NOT_LISTENING = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'E
 
 /**
  * Opens a TLS connection with the builder's CA and client certificate (offering ALPN h2, as BuildKit's gRPC
- * clients do) and resolves once the builder has accepted it. The verdict rests on evidence, never on which
- * event comes first:
+ * clients do), sends HTTP/2's client preface right after the handshake and resolves once the server's preface
+ * (its SETTINGS frame) arrives: proof that the builder accepted our certificate and speaks the protocol
+ * buildx will use. A completed handshake alone proves neither: in TLS 1.3 the server checks our certificate
+ * after our side of the handshake ends, and a front that refuses it may just close (Node's TLS servers with
+ * requestCert + rejectUnauthorized do, without an alert); buildx then fails after ~20 s with "context
+ * deadline exceeded". The preface goes out at once, so a front that closes idle connections sees a talking one.
+ *
+ * Why the preface and not a gRPC call (e.g. the health check or Control/ListWorkers through node:http2):
+ * the server's SETTINGS frame is its first answer to any HTTP/2 client, buildx's included, so it proves what
+ * a call would (certificate accepted, HTTP/2 server reached), one round trip after the handshake, with ~60
+ * lines and no protocol library; a call would add HEADERS/DATA, a protobuf answer and a service the builder
+ * must implement, and what it reports (workers, platforms) is what `buildx inspect --bootstrap` reads anyway.
+ * Measured on loopback: a median 4.3 ms against the emulator (3.3 ms for the handshake alone), 52 ms through
+ * the emulator's proxy to a real BuildKit (dockerd's /grpc upgrade), where `buildx inspect --bootstrap` took 360 ms.
+ *
+ * The verdict rests on evidence, never on which event comes first:
  * - rejected: the builder's certificate fails verification against the CA and host from the details (side
  *   'server'), or the builder answers with a certificate alert (side 'client');
- * - accepted: TLS 1.2 completes the handshake (the server has checked our certificate by then); TLS 1.3
- *   completes it and then the server sends a session ticket or data, closes (cleanly or with a reset), or
- *   stays silent until the time limit. In TLS 1.3 the server checks our certificate after our side of the
- *   handshake ends, so a refusal arrives as an alert after it; TLS fronts often close without one;
+ * - accepted: the server's HTTP/2 preface arrives, in TLS 1.2 and 1.3 alike;
+ * - closed: the handshake completed (or, in TLS 1.2, our certificate went out), then a close or reset before
+ *   the server's preface (not ready yet: a front without a backend yet, or one refusing our certificate
+ *   without an alert; the message names the certificate as the likely cause);
+ * - not-h2: the server sent bytes that are not an HTTP/2 server preface;
  * - unreachable: refused, reset, closed or failed before the handshake completed, or any alert that is not
  *   about a certificate (e.g. a front without a healthy backend): not up yet;
- * - timeout: no handshake within timeoutMs.
+ * - timeout: no handshake, or no HTTP/2 preface after it, within timeoutMs.
  */
 export const mutualTlsProbe: TlsProbe = opts =>
   new Promise<void>((resolve, reject) => {
@@ -122,8 +138,11 @@ export const mutualTlsProbe: TlsProbe = opts =>
     let stream: Duplex | undefined;
     let connected = false;
     let handshakeDone = false;
+    /** TLS 1.2: our certificate flight went out (the master secret exists), the server's Finished not yet in. */
+    let certificateSent = false;
     let settled = false;
-    let grace: NodeJS.Timeout | undefined;
+    /** The server's first bytes after the handshake, until they show its HTTP/2 preface. */
+    let received = Buffer.alloc(0);
     /** Aborts opts.connect once the probe is over, whatever ended it. */
     const limit = new AbortController();
 
@@ -131,7 +150,6 @@ export const mutualTlsProbe: TlsProbe = opts =>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearTimeout(grace);
       opts.signal?.removeEventListener('abort', onAbort);
       limit.abort();
       socket?.destroy();
@@ -140,9 +158,31 @@ export const mutualTlsProbe: TlsProbe = opts =>
       else resolve();
     };
     const onAbort = (): void => settle(cancelled());
+    /**
+     * A close or reset once the server has our certificate and before its HTTP/2 preface: after the handshake,
+     * or (TLS 1.2, where a Node server closes before its Finished goes out) after our certificate flight.
+     */
+    const closedEarly = (how: string, code?: string): TlsProbeError =>
+      new TlsProbeError(
+        'closed',
+        (handshakeDone
+          ? `the builder at ${where} completed the TLS handshake, then ${how} before answering HTTP/2 (no SETTINGS frame)`
+          : `the builder at ${where} ${how} right after our client certificate, before the TLS handshake completed`) +
+          `: a TLS front that refuses our client certificate closes like this, without an alert. Check that the ` +
+          `builder trusts the CA that signed client_cert from the details (and that the certificate is valid now and ` +
+          `allows client authentication); if it does, nothing serves behind the builder's TLS front yet`,
+        code
+      );
     const timer = setTimeout(() => {
-      // A TLS 1.3 handshake that completed with no refusal within the limit is an acceptance.
-      if (handshakeDone) return settle();
+      if (handshakeDone) {
+        return settle(
+          new TlsProbeError(
+            'timeout',
+            `the builder at ${where} completed the TLS handshake but did not answer HTTP/2 within ${opts.timeoutMs} ms ` +
+              `(no SETTINGS frame after our connection preface): nothing behind its TLS front speaks gRPC yet`
+          )
+        );
+      }
       const how = connected ? 'it accepted the connection' : 'no connection was established';
       settle(
         new TlsProbeError(
@@ -168,13 +208,28 @@ export const mutualTlsProbe: TlsProbe = opts =>
       }
       let message: string;
       if (alert) message = `the builder at ${where} answered the TLS handshake with an alert (${alert.name})`;
-      // After the handshake, a reset or another failure without an alert is no refusal.
-      else if (handshakeDone) return settle();
+      else if (handshakeDone || certificateSent)
+        return settle(closedEarly(`reset the connection (${code ?? err.message})`, code));
       else if (code && NOT_LISTENING.has(code)) message = `nothing accepts TLS connections at ${where} yet (${code})`;
       else if (code === 'ECONNRESET' || code === 'EPIPE')
         message = `the builder at ${where} closed the connection before the TLS handshake completed (${code})`;
       else message = `the TLS handshake with ${where} did not complete: ${err.message}`;
       settle(new TlsProbeError('unreachable', message, code));
+    };
+
+    /** Settles on the server's first bytes once they show its HTTP/2 preface or something else. */
+    const examine = (): void => {
+      if (!handshakeDone || received.length === 0) return;
+      const start = readH2ServerStart(received);
+      if (start.kind === 'preface') return settle();
+      if (start.kind === 'not-h2') {
+        settle(
+          new TlsProbeError(
+            'not-h2',
+            `the builder at ${where} completed the TLS handshake but answered our HTTP/2 connection preface with ${start.what}: it does not serve BuildKit's gRPC there`
+          )
+        );
+      }
     };
 
     const startTls = (): void => {
@@ -214,17 +269,22 @@ export const mutualTlsProbe: TlsProbe = opts =>
             )
           );
         }
-        if (tlsSocket.getProtocol() !== 'TLSv1.3') return settle();
         handshakeDone = true;
-        tlsSocket.once('session', () => settle());
-        tlsSocket.once('data', () => settle());
-        tlsSocket.once('end', () => settle());
-        // Closing our side asks the server for its verdict: it reads our certificate before our close.
-        grace = setTimeout(() => tlsSocket.end(), TLS13_VERDICT_GRACE_MS);
+        // At once: a front that closes idle connections must see this one talk.
+        tlsSocket.write(h2ClientPreface());
+        examine();
+      });
+      tlsSocket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        examine();
       });
       tlsSocket.on('error', onError);
+      // The secret itself is not kept: the line only says how far the handshake went.
+      tlsSocket.on('keylog', (line: Buffer) => {
+        if (line.subarray(0, 14).toString('latin1') === 'CLIENT_RANDOM ') certificateSent = true;
+      });
       tlsSocket.once('close', () => {
-        if (handshakeDone) return settle();
+        if (handshakeDone || certificateSent) return settle(closedEarly('closed the connection'));
         settle(
           new TlsProbeError(
             'unreachable',
@@ -232,7 +292,7 @@ export const mutualTlsProbe: TlsProbe = opts =>
           )
         );
       });
-      // Flowing, so that data, a close and alerts are read as they come.
+      // Flowing, so that the server's preface, a close and alerts are read as they come.
       tlsSocket.resume();
     };
 

@@ -1,13 +1,14 @@
-// Parity with docker/bake-action v6: for the same inputs, environment, buildx version and bake definition,
-// our `docker buildx bake` argv equals theirs. Cases [0]–[14] are the cases of docker's own table
-// (__tests__/context.test.ts of docker/bake-action, `describe('getArgs')`, same numbers), with its
-// fixtures: repository docker/build-push-action on refs/heads/master (no sha), run 123456789 attempt 1, a
-// private repository in the event payload, a builder whose node runs BuildKit v0.11.0, the `validate`
-// definition its mocked Bake.getDefinition returns (fixtures/bake-def-validate.json), and the metadata file
-// in the temp dir. Its default provenance is set per target (`--set <target>.attest=…`, docker/bake-action
-// #359, released in v6.10.0). Cases [15]+ are ours, derived from docker's src/context.ts (getBakeArgs,
-// getCommonArgs, getSourceInput) and src/main.ts.
-import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+// Parity with docker/bake-action: for the same inputs, environment, buildx version and bake definition, our
+// `docker buildx bake` argv equals theirs. Two tables of docker's own (__tests__/context.test.ts,
+// `describe('getArgs')`, same numbers): v6's cases [0]–[14] below, and v7.1.0's [0]–[16] as data in
+// fixtures/docker-v7-getargs.ts. v6's fixtures: repository docker/build-push-action on refs/heads/master (no
+// sha), run 123456789 attempt 1, a private repository in the event payload, a builder whose node runs
+// BuildKit v0.11.0, the `validate` definition its mocked Bake.getDefinition returns
+// (fixtures/bake-def-validate.json), and the metadata file in the temp dir. Its default provenance is set per
+// target (`--set <target>.attest=…`, docker/bake-action#359, released in v6.10.0). Cases [15]+ of the v6
+// table are ours, derived from docker's src/context.ts (getBakeArgs, getCommonArgs, getBakeContext) and
+// src/main.ts.
+import {afterAll, describe, expect, test} from '@jest/globals';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -15,15 +16,12 @@ import {fileURLToPath} from 'node:url';
 import {BuildFiles, GitHubContext, parseBakeDefinition, type BakeDefinition} from '@remote-builder-actions/core';
 import {getArgs, getPrintArgs, gitAuthToken} from '../src/bake-args.js';
 import {getInputs, Input} from '../src/context.js';
+import {bakeV7Cases} from './fixtures/docker-v7-getargs.js';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
-let tmpDir: string;
-let metadataJson: string;
-
-beforeAll(() => {
-  tmpDir = mkdtempSync(join(tmpdir(), 'bake-parity-'));
-  metadataJson = BuildFiles.at(tmpDir).metadataFile;
-});
+// Made when the module loads: the tables below are built from these paths.
+const tmpDir = mkdtempSync(join(tmpdir(), 'bake-parity-'));
+const metadataJson = BuildFiles.at(tmpDir).metadataFile;
 afterAll(() => rmSync(tmpDir, {recursive: true, force: true}));
 
 const RUN = 'https://github.com/docker/build-push-action/actions/runs/123456789/attempts/1';
@@ -86,6 +84,16 @@ function args(
     env
   }).args;
 }
+
+describe('getArgs: parity with docker/bake-action v7.1.0', () => {
+  const V7_ENV: [string, string][] = [['GITHUB_REPOSITORY', 'docker/bake-action']];
+  test.each(bakeV7Cases(metadataJson).map(c => [c[0], c[1], c] as const))(
+    '[%d] buildx %s: the argv docker v7.1.0 builds',
+    (_n, _v, [, buildxVersion, inputs, expected, envs]) => {
+      expect(args(buildxVersion, new Map(inputs), new Map([...V7_ENV, ...(envs ?? [])]))).toEqual(expected);
+    }
+  );
+});
 
 describe('getArgs: parity with docker/bake-action v6', () => {
   // prettier-ignore
@@ -157,7 +165,7 @@ describe('getArgs: parity with docker/bake-action v6', () => {
       env
     });
     expect(res.warnings).toEqual([
-      "The input 'allow' is only supported by buildx >= 0.17.0; it is ignored.",
+      "The input 'allow' is only supported by buildx >= 0.17.0 (bake --allow); it is ignored.",
       "Attestations are only supported by buildx >= 0.10.0; the inputs 'provenance' and 'sbom' are ignored."
     ]);
   });
@@ -178,19 +186,32 @@ describe('getArgs: parity with docker/bake-action v6', () => {
 
 describe('getPrintArgs: the definition is resolved as docker resolves it (Bake.getDefinition)', () => {
   // prettier-ignore
-  const cases: [number, Map<string, string>, string[]][] = [
-    [1, new Map([['source', '.']]), ['bake', '--print']],
-    [2, new Map([['files', './foo.hcl']]), ['bake', GIT, '--file', './foo.hcl', '--print']],
-    [3, new Map([['source', '.'], ['files', 'a.hcl,b.hcl'], ['set', '*.platform=linux/amd64\n*.tags=a/b:1'], ['targets', 'web\napi']]),
+  const cases: [number, string, Map<string, string>, string[]][] = [
+    [1, '0.17.0', new Map([['source', '.']]), ['bake', '--print']],
+    [2, '0.17.0', new Map([['files', './foo.hcl']]), ['bake', GIT, '--file', './foo.hcl', '--print']],
+    [3, '0.17.0', new Map([['source', '.'], ['files', 'a.hcl,b.hcl'], ['set', '*.platform=linux/amd64\n*.tags=a/b:1'], ['targets', 'web\napi']]),
       ['bake', '--file', 'a.hcl', '--file', 'b.hcl', '--set', '*.platform=linux/amd64', '--set', '*.tags=a/b:1', '--print', 'web', 'api']],
-    [4, new Map([['source', '.'], ['allow', 'network.host'], ['call', 'check'], ['load', 'true'], ['no-cache', 'true'], ['provenance', 'mode=max'], ['push', 'true'], ['sbom', 'true'], ['pull', 'true']]),
+    [4, '0.17.0', new Map([['source', '.'], ['allow', 'network.host'], ['call', 'check'], ['load', 'true'], ['no-cache', 'true'], ['provenance', 'mode=max'], ['push', 'true'], ['sbom', 'true'], ['pull', 'true']]),
       ['bake', '--allow', 'network.host', '--call', 'check', '--load', '--no-cache', '--provenance', `mode=max,builder-id=${RUN}`, '--push', '--sbom', 'true', '--print']],
-    [5, new Map([['source', 'https://github.com/other/repo.git#main'], ['files', 'a.hcl']]), ['bake', 'https://github.com/other/repo.git#main', '--file', 'a.hcl', '--print']]
+    [5, '0.17.0', new Map([['source', 'https://github.com/other/repo.git#main'], ['files', 'a.hcl']]), ['bake', 'https://github.com/other/repo.git#main', '--file', 'a.hcl', '--print']],
+    // buildx < 0.17 has no `bake --allow` ("unknown flag"): docker passes it anyway, we do not.
+    [6, '0.16.2', new Map([['source', '.'], ['allow', 'network.host,security.insecure'], ['targets', 'web']]), ['bake', '--print', 'web']],
+    // The default Git context in the form the bake gets (actions-toolkit 0.87).
+    [7, '0.29.0', new Map([['files', './foo.hcl']]), ['bake', 'https://github.com/docker/build-push-action.git?ref=refs/heads/master', '--file', './foo.hcl', '--print']]
   ];
 
-  test.each(cases)('[%d] %o', (_n, inputs, expected) => {
+  test.each(cases)('[%d] buildx %s: %o', (_n, buildxVersion, inputs, expected) => {
+    const {getInput, env} = io(inputs, new Map([['BUILDX_SEND_GIT_QUERY_AS_INPUT', 'true']]));
+    expect(getPrintArgs(getInputs({getInput, env}), {github: new GitHubContext(env), buildxVersion})).toEqual(expected);
+  });
+
+  test('no bake call carries --allow on buildx < 0.17.0', () => {
+    const inputs = new Map([['source', '.'], ['allow', 'network.host'], ...BOOLS]);
     const {getInput, env} = io(inputs);
-    expect(getPrintArgs(getInputs({getInput, env}))).toEqual(expected);
+    const parsed = getInputs({getInput, env});
+    const github = new GitHubContext(env);
+    expect(getPrintArgs(parsed, {github, buildxVersion: '0.16.2'})).not.toContain('--allow');
+    expect(args('0.16.2', inputs)).not.toContain('--allow');
   });
 });
 

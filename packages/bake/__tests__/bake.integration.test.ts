@@ -356,23 +356,24 @@ describe('bake action (bundled) against the emulator', () => {
   test('bad input fails before any assignment, naming the input', async () => {
     const before = emu.ledger().length;
     const assigns = emu.requests().filter(r => r.route === 'assign').length;
-    const {main} = await runJob(job({'profile-name': 'single', workdir: 'no-such-dir'}));
+    const {main} = await runJob(job({'profile-name': 'single', source: 'no-such-dir'}));
     expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Input "workdir": "no-such-dir" is not a directory/);
+    expect(errorOf(main)).toMatch(
+      /Input "source": "no-such-dir" does not exist or is not a directory: check the repository out first/
+    );
     expect(emu.ledger().length).toBe(before);
     expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
     expect(calls()).toEqual([]);
   });
 
-  test('workdir: both bake calls run in it; DOCKER_BUILD_SUMMARY=false: no summary, metadata still set', async () => {
-    const j = job({'profile-name': 'single', workdir: 'deploy'}, {DOCKER_BUILD_SUMMARY: 'false'}, 'deploy');
+  test('a local source (v7): both bake calls run in it; DOCKER_BUILD_SUMMARY=false: no summary, metadata still set', async () => {
+    const j = job({'profile-name': 'single', source: 'deploy'}, {DOCKER_BUILD_SUMMARY: 'false'}, 'deploy');
     const {main, post} = await runJob(j);
     expect(main.exitCode).toBe(0);
-    expect(
-      calls()
-        .filter(c => c.argv[1] === 'bake')
-        .map(c => c.cwd)
-    ).toEqual([join(work, 'workspace', 'deploy'), join(work, 'workspace', 'deploy')]);
+    const bakes = calls().filter(c => c.argv[1] === 'bake');
+    expect(bakes.map(c => c.cwd)).toEqual([join(work, 'workspace', 'deploy'), join(work, 'workspace', 'deploy')]);
+    // No positional argument: bake reads the files in its working directory.
+    expect(bakes.map(c => c.argv[2]?.startsWith('--'))).toEqual([true, true]);
     expect(main.summary).toBe('');
     expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('app');
     expect(post.exitCode).toBe(0);

@@ -5,6 +5,7 @@ import {join} from 'node:path';
 import {
   MemoryStateStore,
   parseBakeDefinition,
+  versionAtLeast,
   type ActionIO,
   type Exec,
   type ExecOpts,
@@ -74,11 +75,18 @@ class FakeDocker implements Exec {
   constructor(
     private readonly inspect: string,
     private readonly definition: unknown = TWO_TARGETS,
-    private readonly fail: {print?: string; bake?: string} = {}
+    private readonly fail: {print?: string; bake?: string} = {},
+    private readonly buildxVersion = '0.19.1'
   ) {}
   async run(_cmd: string, args: string[], opts?: ExecOpts): Promise<ExecResult> {
     this.calls.push({args, opts});
-    if (args[1] === 'version') return {exitCode: 0, stdout: 'github.com/docker/buildx v0.19.1 abc\n', stderr: ''};
+    if (args[1] === 'version') {
+      return {exitCode: 0, stdout: `github.com/docker/buildx v${this.buildxVersion} abc\n`, stderr: ''};
+    }
+    // buildx < 0.17.0 has no `bake --allow`.
+    if (args[1] === 'bake' && args.includes('--allow') && !versionAtLeast(this.buildxVersion, '0.17.0')) {
+      return {exitCode: 1, stdout: '', stderr: 'unknown flag: --allow\n'};
+    }
     if (args[1] === 'inspect') return {exitCode: 0, stdout: this.inspect, stderr: ''};
     if (args.includes('--print')) {
       if (this.fail.print) return {exitCode: 1, stdout: '', stderr: `ERROR: ${this.fail.print}\n`};
@@ -234,6 +242,42 @@ describe('bake on a shared builder (builder input)', () => {
     const r = fakeIO({builder: 'shared', source: '.', call: 'check'});
     await expect(bake({io: r.io, exec: docker})).rejects.toThrow(/Input "call": buildx >= 0.16.0 is required/);
     expect(docker.calls.map(c => c.args[1])).toEqual(['version']);
+  });
+
+  test('allow on buildx < 0.17.0: no bake call carries --allow; one warning names the input and the version', async () => {
+    const docker = new FakeDocker(BOTH, TWO_TARGETS, {}, '0.16.2');
+    const r = fakeIO({builder: 'shared', source: '.', allow: 'network.host'});
+    await bake({io: r.io, exec: docker});
+    const bakes = docker.calls.filter(c => c.args[1] === 'bake');
+    expect(bakes).toHaveLength(2);
+    expect(bakes.some(c => c.args.includes('--allow'))).toBe(false);
+    const warnings = r.lines.filter(l => l.startsWith('warning: '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^warning: The input 'allow' is only supported by buildx >= 0\.17\.0 \(bake --allow\); it is ignored\./
+    );
+  });
+
+  test('source is the directory bake runs in (v7): both calls run there, with no positional argument', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bake-src-'));
+    const docker = new FakeDocker(BOTH);
+    const r = fakeIO({builder: 'shared', source: dir});
+    await bake({io: r.io, exec: docker});
+    const bakes = docker.calls.filter(c => c.args[1] === 'bake');
+    expect(bakes.map(c => c.opts?.cwd)).toEqual([dir, dir]);
+    expect(bakes.map(c => c.args[2])).toEqual(['--print', '--allow']);
+    expect(r.lines.filter(l => l.startsWith('warning: '))).toEqual([]);
+  });
+
+  test('workdir (v6) still works, with one deprecation warning naming source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bake-workdir-'));
+    const docker = new FakeDocker(BOTH);
+    const r = fakeIO({builder: 'shared', source: '.', workdir: dir});
+    await bake({io: r.io, exec: docker});
+    expect(docker.calls.filter(c => c.args[1] === 'bake').map(c => c.opts?.cwd)).toEqual([dir, dir]);
+    expect(r.lines.filter(l => l.startsWith('warning: '))).toEqual([
+      `warning: Input "workdir" is deprecated: docker/bake-action v7 removed it; set "source: ${dir}" instead. Until then bake runs in "${dir}".`
+    ]);
   });
 
   test('DOCKER_BUILD_SUMMARY=false: no job summary, metadata still set', async () => {

@@ -1,6 +1,15 @@
-import {describe, expect, test} from '@jest/globals';
+import {afterAll, describe, expect, test} from '@jest/globals';
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {GitHubContext} from '@remote-builder-actions/core';
-import {getInputs, resolveSource} from '../src/context.js';
+import {getInputs, inputWarnings, resolveSource} from '../src/context.js';
+
+// A checkout with a sub/ folder and a file, for local sources.
+const checkout = mkdtempSync(join(tmpdir(), 'bake-source-'));
+mkdirSync(join(checkout, 'sub', 'deeper'), {recursive: true});
+writeFileSync(join(checkout, 'file.hcl'), '');
+afterAll(() => rmSync(checkout, {recursive: true, force: true}));
 
 const ENV: NodeJS.ProcessEnv = {
   GITHUB_REPOSITORY: 'o/r',
@@ -9,7 +18,6 @@ const ENV: NodeJS.ProcessEnv = {
   REMOTE_BUILDER_API_URL: 'https://api.example.test',
   REMOTE_BUILDER_API_KEY: 'test-key'
 };
-const GIT = 'https://github.com/o/r.git#ffac537e6cbbf934b08745a378932722df287a53';
 
 const io = (inputs: Record<string, string>, env: NodeJS.ProcessEnv = ENV) => ({
   getInput: (n: string) => (inputs[n] ?? '').trim(),
@@ -17,11 +25,10 @@ const io = (inputs: Record<string, string>, env: NodeJS.ProcessEnv = ENV) => ({
 });
 
 describe('getInputs', () => {
-  test("defaults: docker v6's (Git context source, workdir '.'), our timeout", () => {
+  test("defaults: docker v7's (the Git context as source, bake in '.'), our timeout", () => {
     expect(getInputs(io({'profile-name': 'p'}))).toEqual({
       builder: '',
-      workdir: '.',
-      source: GIT,
+      source: {remoteRef: '', workdir: '.'},
       allow: [],
       call: '',
       files: [],
@@ -75,7 +82,7 @@ describe('getInputs', () => {
     [4, {'profile-name': ''}, /Input "profile-name": is required/],
     [5, {timeout: '10 minutes'}, /Input "timeout"/],
     [6, {'api-url': 'http://api.example.test'}, /Input "api-url".*plain http/],
-    [7, {workdir: './no/such/dir'}, /Input "workdir": ".\/no\/such\/dir" is not a directory/],
+    [7, {workdir: './no/such/dir'}, /Input "workdir": ".\/no\/such\/dir" does not exist or is not a directory/],
     [8, {files: 'https://github.com/a/b.git#main'}, /Input "files": only one remote bake definition can be used/],
     [9, {source: 'https://github.com/a/b.git', files: 'git@github.com:c/d.git'}, /only one remote bake definition/]
   ])('[%d] rejects %o before anything is assigned', (_n, override, message) => {
@@ -90,21 +97,57 @@ describe('getInputs', () => {
       getInputs(
         io({'profile-name': 'p', source: '.'}, {REMOTE_BUILDER_API_URL: 'https://a.test', REMOTE_BUILDER_API_KEY: 'k'})
       ).source
-    ).toBe('');
+    ).toEqual({workdir: '.'});
   });
 });
 
-describe('resolveSource (docker v6 getSourceInput)', () => {
+describe('resolveSource (docker v7.1.0 getBakeContext, and the deprecated workdir)', () => {
   const github = new GitHubContext(ENV);
+  const at = (p: string): string => join(checkout, p);
   // prettier-ignore
   test.each([
-    [1, '', GIT],
-    [2, '.', ''],
-    [3, '{{defaultContext}}', GIT],
-    [4, '{{defaultContext}}:docker', `${GIT}:docker`],
-    [5, 'https://github.com/other/repo.git#v1', 'https://github.com/other/repo.git#v1'],
-    [6, './sub', './sub']
-  ])('[%d] %o → %o', (_n, raw, expected) => {
-    expect(resolveSource(raw, github)).toBe(expected);
+    [1, '', '', {remoteRef: '', workdir: '.'}],
+    [2, '.', '', {workdir: '.'}],
+    [3, '{{defaultContext}}', '', {remoteRef: '{{defaultContext}}', workdir: '.'}],
+    [4, '{{defaultContext}}:docker', '', {remoteRef: '{{defaultContext}}:docker', workdir: '.'}],
+    [5, 'https://github.com/other/repo.git#v1', '', {remoteRef: 'https://github.com/other/repo.git#v1', workdir: '.'}],
+    [6, 'git@github.com:other/repo.git', '', {remoteRef: 'git@github.com:other/repo.git', workdir: '.'}],
+    // A local path is the directory bake runs in, with no positional argument (v7).
+    [7, at('sub'), '', {workdir: at('sub')}],
+    // v6's workdir: the directory a local source is taken from, and where bake runs with a remote one.
+    [8, '.', at('sub'), {workdir: at('sub')}],
+    [9, 'deeper', at('sub'), {workdir: join(at('sub'), 'deeper')}],
+    [10, '', at('sub'), {remoteRef: '', workdir: at('sub')}]
+  ])('[%d] source %j, workdir %j → %o', (_n, source, workdir, expected) => {
+    expect(resolveSource(source, workdir, github)).toEqual(expected);
+  });
+
+  // prettier-ignore
+  test.each([
+    [1, at('missing'), '', /Input "source": ".*missing" does not exist or is not a directory: check the repository out first \(actions\/checkout\), or set "source" to the directory holding the bake files or to a remote Git or HTTP bake definition/],
+    [2, at('file.hcl'), '', /Input "source": ".*file.hcl" does not exist or is not a directory/],
+    [3, 'missing', at('sub'), /Input "source": ".*sub\/missing" does not exist or is not a directory/],
+    [4, '', at('missing'), /Input "workdir": ".*missing" does not exist or is not a directory/]
+  ])('[%d] source %j, workdir %j: InputError before anything is assigned', (_n, source, workdir, message) => {
+    expect(() => resolveSource(source, workdir, github)).toThrow(message);
+  });
+});
+
+describe('inputWarnings', () => {
+  const github = new GitHubContext(ENV);
+  const warn = (inputs: Record<string, string>) =>
+    inputWarnings(io(inputs), {source: resolveSource(inputs['source'] ?? '', inputs['workdir'] ?? '', github)});
+
+  test('none without workdir', () => {
+    expect(warn({source: '.'})).toEqual([]);
+  });
+
+  test('workdir is deprecated: the warning names source and the value to set', () => {
+    expect(warn({source: '.', workdir: join(checkout, 'sub')})).toEqual([
+      `Input "workdir" is deprecated: docker/bake-action v7 removed it; set "source: ${join(checkout, 'sub')}" instead. Until then bake runs in "${join(checkout, 'sub')}".`
+    ]);
+    expect(warn({workdir: join(checkout, 'sub')})[0]).toMatch(
+      /Input "workdir" is deprecated: docker\/bake-action v7 removed it; remove it \(with a remote "source", v7 runs bake in the step's working directory\)/
+    );
   });
 });

@@ -1,7 +1,9 @@
 import {
+  GitContextRules,
   bakeHasDockerExporter,
   bakePrintArgs,
   noDefaultAttestations,
+  renderTemplate,
   resolveProvenanceAttrs,
   targetHasProvenance,
   newerBuildxHint,
@@ -9,7 +11,7 @@ import {
   type BakeDefinition,
   type GitHubContext
 } from '@remote-builder-actions/core';
-import {Input, type Inputs} from './context.js';
+import {Input, type BakeSource, type Inputs} from './context.js';
 
 /** Everything besides the inputs that decides the argv. */
 export interface ArgsEnv {
@@ -34,9 +36,25 @@ export interface BakeArgs {
   warnings: string[];
 }
 
+/** `allow` needs `bake --allow`, which buildx has from 0.17.0 on (older ones fail with "unknown flag"). */
+const BAKE_ALLOW_BUILDX = '0.17.0';
+
+/**
+ * The remote definition bake gets as its positional argument, or undefined for a local source:
+ * `{{defaultContext}}` rendered and '' replaced by this repository's Git context in the form
+ * bake-action v7.1.0 gives it on this buildx (actions-toolkit 0.87: `?ref=<ref>&checksum=<sha>` when
+ * BUILDX_SEND_GIT_QUERY_AS_INPUT=true and buildx >= 0.29.0, else `#<sha>`). Not HTML-escaped as docker's
+ * Handlebars does, which would break the query form.
+ */
+export function remoteRef(source: BakeSource, env: Pick<ArgsEnv, 'github' | 'buildxVersion'>): string | undefined {
+  if (source.remoteRef === undefined) return undefined;
+  const defaultContext = env.github.gitContext({rules: GitContextRules.Bake, buildxVersion: env.buildxVersion});
+  return renderTemplate(source.remoteRef, {defaultContext}, {escape: false}) || defaultContext;
+}
+
 /**
  * `docker buildx bake` argv (without `docker buildx`), flag for flag and in the order docker/bake-action
- * v6 builds it (src/context.ts getArgs → getBakeArgs, getCommonArgs, targets), with its buildx version
+ * v7.1.0 builds it (src/context.ts getArgs → getBakeArgs, getCommonArgs, targets), with its buildx version
  * gates. The default provenance goes to every target of the definition that has none, as
  * `--set <target>.attest=type=provenance,…` (docker/bake-action#359, in v6.10.0). Pure.
  */
@@ -46,12 +64,15 @@ export function getArgs(inputs: Inputs, env: ArgsEnv): BakeArgs {
   const args = ['bake'];
   const each = (flag: string, values: string[]): void => values.forEach(v => args.push(flag, v));
 
-  if (inputs.source) args.push(inputs.source);
-  if (at('0.17.0')) {
+  const remote = remoteRef(inputs.source, env);
+  if (remote) args.push(remote);
+  if (at(BAKE_ALLOW_BUILDX)) {
     // docker allows filesystem entitlements by default from buildx 0.18.0 on.
     each('--allow', at('0.18.0') ? [...inputs.allow, 'fs=*'] : inputs.allow);
   } else if (inputs.allow.length > 0) {
-    warnings.push(`The input '${Input.Allow}' is only supported by buildx >= 0.17.0; it is ignored.`);
+    warnings.push(
+      `The input '${Input.Allow}' is only supported by buildx >= ${BAKE_ALLOW_BUILDX} (bake --allow); it is ignored.`
+    );
   }
   if (inputs.call) {
     if (!at('0.16.0')) {
@@ -99,14 +120,15 @@ export function getArgs(inputs: Inputs, env: ArgsEnv): BakeArgs {
 
 /**
  * `docker buildx bake … --print` argv that resolves the definition, as docker's main passes the inputs
- * to Bake.getDefinition (no `--builder`: it needs no builder).
+ * to Bake.getDefinition (no `--builder`: it needs no builder). `allow` only where buildx has `bake --allow`
+ * (docker passes it to every buildx, and buildx < 0.17 fails with "unknown flag: --allow").
  */
-export function getPrintArgs(inputs: Inputs): string[] {
+export function getPrintArgs(inputs: Inputs, env: Pick<ArgsEnv, 'github' | 'buildxVersion'>): string[] {
   return bakePrintArgs({
     files: inputs.files,
-    source: inputs.source,
+    source: remoteRef(inputs.source, env) ?? '',
     set: inputs.set,
-    allow: inputs.allow,
+    allow: versionAtLeast(env.buildxVersion, BAKE_ALLOW_BUILDX) ? inputs.allow : [],
     call: inputs.call,
     load: inputs.load,
     noCache: inputs['no-cache'],

@@ -1,7 +1,10 @@
 import {
+  annotateBuildChecks,
   BuildCommandError,
   builderFacts,
+  bakeLoadedBuilds,
   cancellation,
+  checkMultiPlatformLoad,
   errorMessage,
   formatMetadata,
   lastLine,
@@ -23,7 +26,7 @@ import {
   type StepDeps
 } from '@remote-builder-actions/core';
 import {getArgs, getPrintArgs, gitAuthToken, type ArgsEnv} from './bake-args.js';
-import {getInputs, Input, Output, type Inputs} from './context.js';
+import {getInputs, Input, inputWarnings, Output, type Inputs} from './context.js';
 import {bakeSummary} from './summary.js';
 
 export interface BakeResult {
@@ -63,6 +66,7 @@ interface Step extends BuildStepTools {
  */
 export async function bake(deps: StepDeps): Promise<BakeResult> {
   const inputs = getInputs(deps.io);
+  for (const w of inputWarnings(deps.io, inputs)) deps.io.logger.warning(w);
   const token = gitAuthToken(inputs, deps.io.env);
   return runBuildStep(deps, {
     action: 'bake',
@@ -97,18 +101,28 @@ async function prepare(step: Step, version: string): Promise<Prepared> {
   // docker's gate warnings (an input ignored by this buildx), with the way to a newer one.
   for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(`${w} Fix: ${newerBuildxHint()}.`);
   // The definition is shown in its own group just before the bake.
-  const {definition, printed} = await resolveDefinition(step);
+  const {definition, printed} = await resolveDefinition(step, argsEnv);
+  // Targets that load several platforms into an engine on the classic image store fail after the assignment.
+  await checkMultiPlatformLoad(step.buildx, bakeLoadedBuilds(definition, inputs.load), {
+    logger: io.logger,
+    ...(step.deps.signal ? {signal: step.deps.signal} : {}),
+    inputs: {load: Input.Load, platforms: Input.Set},
+    onePlatform: `the target's "platforms" in the bake file, or "${Input.Set}": <target>.platform=linux/amd64`
+  });
   return {inputs, argsEnv: {...argsEnv, definition}, printed};
 }
 
 /** `docker buildx bake … --print`, with the same files, targets, set, source and workdir as the bake. */
-async function resolveDefinition(step: Step): Promise<{definition: BakeDefinition; printed: string}> {
+async function resolveDefinition(
+  step: Step,
+  env: Pick<ArgsEnv, 'github' | 'buildxVersion'>
+): Promise<{definition: BakeDefinition; printed: string}> {
   const {signal} = step.deps;
-  const args = ['buildx', ...getPrintArgs(step.inputs)];
+  const args = ['buildx', ...getPrintArgs(step.inputs, env)];
   step.deps.io.logger.info(`Resolving the bake definition: docker ${args.join(' ')}`);
   const res = await step.exec.run(step.docker, args, {
     silent: true,
-    cwd: step.inputs.workdir,
+    cwd: step.inputs.source.workdir,
     timeoutMs: PRINT_TIMEOUT_MS,
     ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
     ...(signal ? {signal} : {})
@@ -149,7 +163,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
   const {res, buildMs} = await runBuildCommand(step, io, {
     title: `Baking on builder "${target.name}"`,
     args,
-    cwd: inputs.workdir,
+    cwd: inputs.source.workdir,
     ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
     ...(signal ? {signal} : {})
   });
@@ -165,6 +179,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
       io.setOutput(Output.Metadata, text);
     });
   }
+  await annotateBuildChecks({io, buildx: step.buildx, action: 'bake', metadata});
   if (res.exitCode !== 0) {
     throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
   }

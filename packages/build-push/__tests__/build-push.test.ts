@@ -3,7 +3,6 @@ import {mkdtempSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {
-  buildSummaryEnabled as summaryEnabled,
   MemoryStateStore,
   type ActionIO,
   type Exec,
@@ -124,16 +123,49 @@ describe('buildPush on a shared builder (builder input)', () => {
   });
 });
 
-describe('summary', () => {
-  test('DOCKER_BUILD_SUMMARY and the deprecated DOCKER_BUILD_NO_SUMMARY', () => {
-    const io = (env: NodeJS.ProcessEnv) => ({env, logger: {...fakeIO({}).io.logger}});
-    expect(summaryEnabled(io({}))).toBe(true);
-    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: 'false'}))).toBe(false);
-    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: '0'}))).toBe(false);
-    expect(summaryEnabled(io({DOCKER_BUILD_NO_SUMMARY: 'true'}))).toBe(false);
-    expect(summaryEnabled(io({DOCKER_BUILD_SUMMARY: 'nope'}))).toBe(true);
+describe("buildPush: load into the runner's engine", () => {
+  test('two platforms loaded into a classic image store: refused before anything is assigned', async () => {
+    const calls: string[][] = [];
+    const docker: Exec = {
+      run: async (_c, args) => {
+        calls.push(args);
+        if (args[1] === 'version') return {exitCode: 0, stdout: 'github.com/docker/buildx v0.29.1 abc\n', stderr: ''};
+        if (args[0] === 'info')
+          return {
+            exitCode: 0,
+            stdout: '{"ServerErrors":null,"DriverStatus":[["Backing Filesystem","extfs"]]}',
+            stderr: ''
+          };
+        return {exitCode: 1, stdout: '', stderr: 'unexpected call'};
+      }
+    };
+    const assigned: string[] = [];
+    const r = fakeIO({
+      'profile-name': 'ci',
+      'api-url': 'https://api.example.com',
+      'api-key': 'k',
+      context: '.',
+      load: 'true',
+      platforms: 'linux/amd64,linux/arm64'
+    });
+    await expect(
+      buildPush({
+        io: r.io,
+        exec: docker,
+        makeApi: () => {
+          assigned.push('api');
+          throw new Error('no API call may be made');
+        }
+      })
+    ).rejects.toThrow(
+      /Input "load": .*needs its containerd image store, and this engine uses the classic one.*Nothing was assigned/s
+    );
+    expect(assigned).toEqual([]);
+    expect(calls.map(c => c.slice(0, 2).join(' '))).toEqual(['buildx version', 'info --format']);
   });
+});
 
+describe('summary', () => {
   test('profile, nodes with platforms, time to ready, build time, tags, digest', () => {
     const s = buildSummary({
       profile: 'p',

@@ -1,11 +1,12 @@
-// Parity with docker/build-push-action v6: for the same inputs, environment and buildx version, our
-// `docker buildx build` argv equals theirs. Cases [0]–[36] are the cases of docker's own table
-// (__tests__/context.test.ts of docker/build-push-action v6, `describe('getArgs')`, same numbers), with its
-// fixtures: repository docker/build-push-action on refs/heads/master (no sha), run 123456789 attempt 1,
-// a private repository in the event payload, a builder whose node runs BuildKit v0.11.0, every secret
-// file named `.tmpname-jest` in the temp dir, and `iidfile.txt` / `metadata.json` there. Cases [37]+ are
-// ours, derived from docker's src/context.ts (getBuildArgs, getCommonArgs, getAttestArgs).
-import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+// Parity with docker/build-push-action: for the same inputs, environment and buildx version, our
+// `docker buildx build` argv equals theirs. Two tables of docker's own (__tests__/context.test.ts,
+// `describe('getArgs')`, same numbers): v6.19.2's cases [0]–[36] below, and v7.3.0's [0]–[38] as data in
+// fixtures/docker-v7-getargs.ts. Where they differ v7 wins: [11] (a secret file is passed by its own path).
+// Their fixtures: repository docker/build-push-action on refs/heads/master (no sha), run 123456789 attempt 1,
+// a private repository in the event payload, a builder whose node runs BuildKit v0.11.0, every secret file
+// named `.tmpname-jest` in the temp dir, and `iidfile.txt` / `metadata.json` there. Cases [37]+ of the v6
+// table are ours, derived from docker's src/context.ts (getBuildArgs, getCommonArgs, getAttestArgs).
+import {afterAll, describe, expect, test} from '@jest/globals';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -18,25 +19,21 @@ import {
   SecretStore,
   type Logger
 } from '@remote-builder-actions/core';
-import {getArgs, renderContext, resolveSecrets} from '../src/build-args.js';
+import {defaultGitContext, getArgs, renderContext, resolveSecrets} from '../src/build-args.js';
 import {getInputs, Input} from '../src/context.js';
+import {buildPushV7Cases} from './fixtures/docker-v7-getargs.js';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
-let tmpDir: string;
-let tmpName: string;
-let imageIDFilePath: string;
-let metadataJson: string;
-
-beforeAll(() => {
-  tmpDir = mkdtempSync(join(tmpdir(), 'build-push-parity-'));
-  tmpName = join(tmpDir, '.tmpname-jest');
-  imageIDFilePath = BuildFiles.at(tmpDir).imageIdFile;
-  metadataJson = BuildFiles.at(tmpDir).metadataFile;
-});
+// Made when the module loads: the tables below are built from these paths.
+const tmpDir = mkdtempSync(join(tmpdir(), 'build-push-parity-'));
+const tmpName = join(tmpDir, '.tmpname-jest');
+const imageIDFilePath = BuildFiles.at(tmpDir).imageIdFile;
+const metadataJson = BuildFiles.at(tmpDir).metadataFile;
 afterAll(() => rmSync(tmpDir, {recursive: true, force: true}));
 
 const RUN = 'https://github.com/docker/build-push-action/actions/runs/123456789/attempts/1';
 const GIT = 'https://github.com/docker/build-push-action.git#refs/heads/master';
+const QUERY = 'https://github.com/docker/build-push-action.git?ref=ffac537e6cbbf934b08745a378932722df287a53';
 const BOOLS: [string, string][] = [
   ['load', 'false'],
   ['no-cache', 'false'],
@@ -57,25 +54,32 @@ function baseEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/** The inputs as the runner passes them (INPUT_<NAME>); getInput trims, as @actions/core does by default. */
+function inputIO(inputs: Map<string, string>, envs?: Map<string, string>) {
+  const env: NodeJS.ProcessEnv = {...baseEnv(), ...Object.fromEntries(envs ?? [])};
+  if (!inputs.has(Input.ProfileName)) env['INPUT_PROFILE-NAME'] = 'test-profile';
+  for (const [name, value] of inputs) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  return {getInput: (name: string) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim(), env};
+}
+
 function args(
   buildxVersion: string,
   inputs: Map<string, string>,
   envs?: Map<string, string>,
   logger: Logger = nullLogger
 ): string[] {
-  const env = {...baseEnv(), ...Object.fromEntries(envs ?? [])};
-  const io = {
-    getInput: (name: string) => (inputs.get(name) ?? (name === Input.ProfileName ? 'test-profile' : '')).trim(),
-    env
-  };
+  const io = inputIO(inputs, envs);
+  const env = io.env;
   const parsed = getInputs(io);
   const github = new GitHubContext(env);
-  const context = renderContext(parsed, github);
+  const defaultContext = defaultGitContext(github, buildxVersion);
+  const context = renderContext(parsed, defaultContext);
   const store = new SecretStore({dir: tmpDir, logger, nextFileName: () => '.tmpname-jest'});
-  const secrets = resolveSecrets(parsed, context, store, github, logger);
+  const secrets = resolveSecrets(parsed, context, defaultContext, store, github, logger);
   return getArgs(parsed, {
     buildxVersion,
     context,
+    defaultContext,
     github,
     secrets,
     imageIdFile: imageIDFilePath,
@@ -84,6 +88,15 @@ function args(
     env
   }).args;
 }
+
+describe('getArgs: parity with docker/build-push-action v7.3.0', () => {
+  test.each(buildPushV7Cases({tmpName, imageIDFilePath, metadataJson, fixturesDir}).map(c => [c[0], c[1], c] as const))(
+    '[%d] buildx %s: the argv docker v7.3.0 builds',
+    (_n, _v, [, buildxVersion, inputs, expected, envs]) => {
+      expect(args(buildxVersion, new Map(inputs), envs && new Map(envs))).toEqual(expected);
+    }
+  );
+});
 
 describe('getArgs: parity with docker/build-push-action v6', () => {
   // prettier-ignore
@@ -124,7 +137,8 @@ bbbb
 ccc`], ['file', './test/Dockerfile'], ['builder', 'builder-git-context-2'], ['load', 'false'], ['no-cache', 'false'], ['push', 'true'], ['pull', 'false']]),
       () => ['build', '--file', './test/Dockerfile', '--iidfile', imageIDFilePath, '--platform', 'linux/amd64,linux/arm64', '--secret', `id=GIT_AUTH_TOKEN,src=${tmpName}`, '--secret', `id=MYSECRET,src=${tmpName}`, '--secret', `id=FOO,src=${tmpName}`, '--secret', `id=EMPTYLINE,src=${tmpName}`, '--builder', 'builder-git-context-2', '--push', GIT], undefined],
     [11, '0.5.1', new Map([['context', GIT], ['tag', 'localhost:5000/name/app:latest'], ['secret-files', `MY_SECRET=${join(fixturesDir, 'secret.txt')}`], ['file', './test/Dockerfile'], ['builder', 'builder-git-context-2'], ['network', 'host'], ['load', 'false'], ['no-cache', 'false'], ['push', 'true'], ['pull', 'false']]),
-      () => ['build', '--file', './test/Dockerfile', '--iidfile', imageIDFilePath, '--secret', `id=MY_SECRET,src=${tmpName}`, '--builder', 'builder-git-context-2', '--network', 'host', '--push', GIT], undefined],
+      // v6 copied the file (src=<tmpName>); v7 wins: its own path.
+      () => ['build', '--file', './test/Dockerfile', '--iidfile', imageIDFilePath, '--secret', `id=MY_SECRET,src=${join(fixturesDir, 'secret.txt')}`, '--builder', 'builder-git-context-2', '--network', 'host', '--push', GIT], undefined],
     [12, '0.4.2', new Map([['context', '.'], ['labels', 'org.opencontainers.image.title=filter_results_top_n\norg.opencontainers.image.description=Reference implementation of operation "filter results (top-n)"'], ['outputs', 'type=local,dest=./release-out'], ...BOOLS]),
       () => ['build', '--label', 'org.opencontainers.image.title=filter_results_top_n', '--label', 'org.opencontainers.image.description=Reference implementation of operation "filter results (top-n)"', '--output', 'type=local,dest=./release-out', '.'], undefined],
     [13, '0.6.0', new Map([['context', '.'], ['tag', 'localhost:5000/name/app:latest'], ['file', './test/Dockerfile'], ['add-hosts', 'docker:10.180.0.1,foo:10.0.0.1'], ['network', 'host'], ['load', 'false'], ['no-cache', 'false'], ['push', 'true'], ['pull', 'false']]),
@@ -187,18 +201,36 @@ ANOTHER_SECRET=ANOTHER_SECRET_ENV`]]),
     [44, '0.13.1', new Map([['context', '.'], ['secrets', 'NOVALUE=\n=nokey\nGOOD=ok'], ...BOOLS]),
       () => ['build', '--iidfile', imageIDFilePath, '--attest', `type=provenance,mode=min,inline-only=true,builder-id=${RUN}`, '--secret', `id=GOOD,src=${tmpName}`, '--metadata-file', metadataJson, '.'], undefined],
     [45, '0.13.1', new Map([['context', 'https://github.com/other/repo.git#main'], ['github-token', 'abcdefghijklmno0123456789'], ...BOOLS]),
-      () => ['build', '--iidfile', imageIDFilePath, '--attest', `type=provenance,mode=min,inline-only=true,builder-id=${RUN}`, '--metadata-file', metadataJson, 'https://github.com/other/repo.git#main'], undefined]
+      () => ['build', '--iidfile', imageIDFilePath, '--attest', `type=provenance,mode=min,inline-only=true,builder-id=${RUN}`, '--metadata-file', metadataJson, 'https://github.com/other/repo.git#main'], undefined],
+    // The query form (v7.3.0) in {{defaultContext}}: not HTML-escaped (docker's Handlebars would write ?ref&#x3D;…),
+    // and still this repository's context for github-token.
+    [46, '0.29.0', new Map([['context', '{{defaultContext}}:subdir'], ['build-contexts', 'src={{defaultContext}}'], ['github-token', 'abcdefghijklmno0123456789'], ...BOOLS]),
+      () => ['build', '--build-context', `src=${QUERY}`, '--iidfile', imageIDFilePath, '--attest', `type=provenance,mode=min,inline-only=true,builder-id=${RUN}`, '--secret', `id=GIT_AUTH_TOKEN.github.com,src=${tmpName}`, '--metadata-file', metadataJson, `${QUERY}:subdir`],
+      new Map([['BUILDX_SEND_GIT_QUERY_AS_INPUT', 'true'], ['GITHUB_SHA', 'ffac537e6cbbf934b08745a378932722df287a53']])]
   ];
 
   test.each(cases)('[%d] buildx %s: the argv docker v6 builds', (_n, buildxVersion, inputs, expected, envs) => {
     expect(args(buildxVersion, inputs, envs)).toEqual(expected());
   });
 
-  test('the secret files hold the values (and a copy of secret-files)', () => {
+  test('the secret files hold the values', () => {
     args('0.13.1', new Map([['context', '.'], ['secrets', '"MULTI=aaaa\n\nbbbb"'], ...BOOLS]));
     expect(readFileSync(tmpName, 'utf8')).toBe('aaaa\n\nbbbb');
-    args('0.13.1', new Map([['context', '.'], ['secret-files', `F=${join(fixturesDir, 'secret.txt')}`], ...BOOLS]));
-    expect(readFileSync(tmpName, 'utf8')).toBe('a secret from a file\n');
+  });
+
+  // v7.3.0 reads `secrets` with trimWhitespace: false (its getInputs test "requests untrimmed secrets input").
+  test('secrets values keep trailing whitespace and blank lines (v7.3.0); other lists are still trimmed', () => {
+    const secret = (value: string, extra: [string, string][] = []): string => {
+      const argv = args('0.13.1', new Map([['context', '.'], ['secrets', value], ...extra, ...BOOLS]));
+      expect(argv).toContain(`id=${value.replace(/^"|=[^]*$/g, '')},src=${tmpName}`);
+      return readFileSync(tmpName, 'utf8');
+    };
+    expect(secret('"PRIVATE_SSH_KEY=-----BEGIN KEY-----\nabc\n-----END KEY-----\n\n"')).toBe(
+      '-----BEGIN KEY-----\nabc\n-----END KEY-----\n\n'
+    );
+    expect(secret('TRAILING=value  \t')).toBe('value  \t');
+    const tags = args('0.13.1', new Map([['context', '.'], ['tags', ' a/b:1  \n  a/b:2 '], ...BOOLS]));
+    expect(tags.filter((_a, i) => tags[i - 1] === '--tag')).toEqual(['a/b:1', 'a/b:2']);
   });
 
   test('invalid secrets warn without their value; secret values are masked', () => {
@@ -238,6 +270,7 @@ ANOTHER_SECRET=ANOTHER_SECRET_ENV`]]),
     const res = getArgs(parsed, {
       buildxVersion: '0.9.1',
       context: '.',
+      defaultContext: GIT,
       github,
       secrets: {envs: [], strings: [], files: []},
       imageIdFile: imageIDFilePath,
@@ -258,10 +291,10 @@ describe('getInputs', () => {
     env
   });
 
-  test('defaults: docker v6 defaults, Git context, our timeout', () => {
+  test('defaults: docker defaults, the Git context left for renderContext, our timeout', () => {
     const got = getInputs(io({'profile-name': 'p'}));
     expect(got).toMatchObject({
-      context: GIT,
+      context: '',
       load: false,
       push: false,
       pull: false,

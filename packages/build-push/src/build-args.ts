@@ -1,4 +1,5 @@
 import {
+  GitContextRules,
   hasAttestationType,
   hasDockerExporter,
   hasGitAuthTokenSecret,
@@ -34,8 +35,10 @@ export interface ResolvedSecrets {
 export interface ArgsEnv {
   /** `docker buildx version`, e.g. "0.13.1". */
   buildxVersion: string;
-  /** The build context after rendering `{{defaultContext}}`. */
+  /** The build context after rendering `{{defaultContext}}` (see renderContext). */
   context: string;
+  /** This repository's Git context for this buildx (see defaultGitContext); undefined outside a workflow run. */
+  defaultContext: string | undefined;
   github: GitHubContext;
   secrets: ResolvedSecrets;
   imageIdFile: string;
@@ -55,9 +58,21 @@ export interface BuildArgs {
   warnings: string[];
 }
 
-/** The build context: the `context` input with `{{defaultContext}}` rendered (docker compiles it with Handlebars). */
-export function renderContext(inputs: Pick<Inputs, 'context'>, github: GitHubContext): string {
-  return renderTemplate(inputs.context, {defaultContext: github.gitContext()});
+/**
+ * This repository's Git context as build-push-action v7.3.0 builds it (actions-toolkit 0.92): the `?ref=`
+ * query form when BUILDX_SEND_GIT_QUERY_AS_INPUT=true and buildx >= 0.29.0, else `#<commit>`.
+ */
+export function defaultGitContext(github: GitHubContext, buildxVersion: string): string | undefined {
+  return github.gitContext({rules: GitContextRules.BuildPush, buildxVersion});
+}
+
+/**
+ * The build context: the `context` input with `{{defaultContext}}` rendered, or the default Git context when
+ * that is empty (docker v7.3.0 getInputs). Not HTML-escaped as docker's Handlebars does, which would break the
+ * query form (`?ref&#x3D;…`).
+ */
+export function renderContext(inputs: Pick<Inputs, 'context'>, defaultContext: string | undefined): string {
+  return renderTemplate(inputs.context, {defaultContext}, {escape: false}) || (defaultContext ?? '');
 }
 
 /**
@@ -67,6 +82,7 @@ export function renderContext(inputs: Pick<Inputs, 'context'>, github: GitHubCon
 export function resolveSecrets(
   inputs: Inputs,
   context: string,
+  defaultContext: string | undefined,
   store: SecretStore,
   github: GitHubContext,
   logger: Logger
@@ -87,9 +103,13 @@ export function resolveSecrets(
     strings: each(Input.Secrets, inputs.secrets, v => store.resolveString(v)),
     files: each(Input.SecretFiles, inputs['secret-files'], v => store.resolveFile(v))
   };
-  const gitContext = github.gitContext();
   const token = inputs['github-token'];
-  if (token && !hasGitAuthTokenSecret(inputs.secrets) && gitContext !== undefined && context.startsWith(gitContext)) {
+  if (
+    token &&
+    !hasGitAuthTokenSecret(inputs.secrets) &&
+    defaultContext !== undefined &&
+    context.startsWith(defaultContext)
+  ) {
     const host = new URL(github.serverUrl).host.trimEnd();
     resolved.gitAuth = store.resolveString(`GIT_AUTH_TOKEN.${host}=${token}`);
   }
@@ -98,8 +118,8 @@ export function resolveSecrets(
 
 /**
  * `docker buildx build` argv (without `docker buildx`), flag for flag and in the order docker/build-push-action
- * v6 builds it (src/context.ts getArgs → getBuildArgs, getCommonArgs, context), with its buildx version gates.
- * Pure: secrets are resolved beforehand.
+ * v7.3.0 builds it (src/context.ts getArgs → getBuildArgs, getCommonArgs, context; the same as v6's), with its
+ * buildx version gates. Pure: secrets are resolved beforehand.
  */
 export function getArgs(inputs: Inputs, env: ArgsEnv): BuildArgs {
   const warnings: string[] = [];
@@ -114,10 +134,9 @@ export function getArgs(inputs: Inputs, env: ArgsEnv): BuildArgs {
     warnings.push("Annotations are only supported by buildx >= 0.12.0; the input 'annotations' is ignored.");
   each('--build-arg', inputs['build-args']);
   if (at('0.8.0')) {
-    const defaultContext = env.github.gitContext();
     each(
       '--build-context',
-      inputs['build-contexts'].map(c => renderTemplate(c, {defaultContext}))
+      inputs['build-contexts'].map(c => renderTemplate(c, {defaultContext: env.defaultContext}, {escape: false}))
     );
   } else if (inputs['build-contexts'].length > 0) {
     warnings.push("Build contexts are only supported by buildx >= 0.8.0; the input 'build-contexts' is ignored.");

@@ -1,9 +1,11 @@
 import {
+  annotateBuildChecks,
   BuildCommandError,
   InputError,
   SecretStore,
   builderFacts,
   cancellation,
+  checkMultiPlatformLoad,
   formatMetadata,
   lastLine,
   offeredPlatforms,
@@ -22,7 +24,7 @@ import {
   type ExecResult,
   type StepDeps
 } from '@remote-builder-actions/core';
-import {getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
+import {defaultGitContext, getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
 import {getInputs, Input, Output, type Inputs} from './context.js';
 import {buildSummary} from './summary.js';
 
@@ -68,15 +70,25 @@ async function prepare(step: Step, version: string): Promise<Prepared> {
   const {io} = step.deps;
   // Refused by older buildx: found out before anything is assigned.
   if (step.inputs.push && step.inputs.load) checkPushAndLoad(version);
+  // Several platforms loaded into an engine on the classic image store fail after the assignment.
+  if (step.inputs.load) {
+    await checkMultiPlatformLoad(step.buildx, [{platforms: step.inputs.platforms}], {
+      logger: io.logger,
+      ...(step.deps.signal ? {signal: step.deps.signal} : {}),
+      inputs: {load: Input.Load, platforms: Input.Platforms}
+    });
+  }
   // The builder is known only once it is ready; the argv built here only checks the gates.
   const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
-  const context = renderContext(inputs, step.github);
+  const defaultContext = defaultGitContext(step.github, version);
+  const context = renderContext(inputs, defaultContext);
   const store = new SecretStore({dir: step.files.dir, logger: io.logger});
   const argsEnv: ArgsEnv = {
     buildxVersion: version,
     context,
+    defaultContext,
     github: step.github,
-    secrets: resolveSecrets(inputs, context, store, step.github, io.logger),
+    secrets: resolveSecrets(inputs, context, defaultContext, store, step.github, io.logger),
     imageIdFile: step.files.imageIdFile,
     metadataFile: step.files.metadataFile,
     buildkitSupportsAttestations: false,
@@ -118,6 +130,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
     io.setOutput(Output.Digest, result.digest);
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
+  await annotateBuildChecks({io, buildx: step.buildx, action: 'build-push', metadata: result.metadata});
 
   await writeBuildSummary(io, 'build-push', step.summary, () =>
     buildSummary({

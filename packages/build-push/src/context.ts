@@ -5,13 +5,15 @@ import {
   InputError,
   checkPlatformNames,
   dockerInputReaders,
+  parseInputList,
   readBuildStepInputs,
   resolveProvenanceInput,
+  untrimmedInput,
   type ActionIO,
   type BuildStepInputs
 } from '@remote-builder-actions/core';
 
-/** Inputs of actions/build-push/action.yml: docker/build-push-action v6's 33, then ours. */
+/** Inputs of actions/build-push/action.yml: docker/build-push-action's 33 (the same in v6 and v7), then ours. */
 export const Input = {
   AddHosts: 'add-hosts',
   Allow: 'allow',
@@ -58,7 +60,11 @@ export const Output = {
 } as const;
 export type Output = (typeof Output)[keyof typeof Output];
 
-/** Every input, parsed. Keys are the action.yml names; the first 33 mean what they mean in docker's action. */
+/**
+ * Every input, parsed. Keys are the action.yml names; the first 33 mean what they mean in docker's action,
+ * except `context`: the input as given ('' for the default Git context), rendered by build-args'
+ * renderContext once the buildx version is known (the default's form depends on it).
+ */
 export interface Inputs extends BuildStepInputs {
   'add-hosts': string[];
   allow: string[];
@@ -95,7 +101,7 @@ export interface Inputs extends BuildStepInputs {
 }
 
 /**
- * Reads and validates every input the way docker/build-push-action v6 does (context.ts getInputs), plus
+ * Reads and validates every input the way docker/build-push-action v7.3.0 does (context.ts getInputs), plus
  * ours. Everything that can be wrong with the inputs throws InputError here, before anything is assigned.
  */
 export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
@@ -113,7 +119,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     'cache-to': list(Input.CacheTo, {ignoreComma: true}),
     call: checkCall(io.getInput(Input.Call)),
     'cgroup-parent': io.getInput(Input.CgroupParent),
-    context: io.getInput(Input.Context) || defaultContext(github),
+    context: checkContext(io.getInput(Input.Context), github),
     file: io.getInput(Input.File),
     labels: list(Input.Labels, {ignoreComma: true}),
     load: bool(Input.Load),
@@ -126,7 +132,8 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     pull: bool(Input.Pull),
     push: bool(Input.Push),
     sbom: io.getInput(Input.Sbom),
-    secrets: list(Input.Secrets, {ignoreComma: true}),
+    // v7.3.0: values keep trailing whitespace and blank lines (a PEM key's final newline); only `secrets`.
+    secrets: parseInputList(untrimmedInput(io, Input.Secrets), {ignoreComma: true, trimWhitespace: false}),
     'secret-envs': list(Input.SecretEnvs),
     'secret-files': list(Input.SecretFiles, {ignoreComma: true}),
     'shm-size': io.getInput(Input.ShmSize),
@@ -139,9 +146,9 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
   };
 }
 
-function defaultContext(github: GitHubContext): string {
-  const context = github.gitContext();
-  if (context === undefined) {
+/** An empty `context` means this repository's Git context, which only a workflow run has. */
+function checkContext(context: string, github: GitHubContext): string {
+  if (context === '' && github.repository === undefined) {
     throw new InputError(
       Input.Context,
       'is required outside a workflow run (GITHUB_REPOSITORY is not set, so there is no default Git context): set it to a path such as "."'

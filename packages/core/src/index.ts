@@ -28,6 +28,7 @@ export * from './state.js';
 export * from './version.js';
 export * from './docker/attestations.js';
 export * from './docker/build-result.js';
+export * from './docker/build-checks.js';
 export * from './docker/builder-inspect.js';
 export * from './docker/csv.js';
 export * from './docker/github-context.js';

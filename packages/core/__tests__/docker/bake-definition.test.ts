@@ -139,15 +139,32 @@ describe('buildkitSupportsAttestations, noDefaultAttestations, buildSummaryEnabl
     expect(noDefaultAttestations({BUILDX_NO_DEFAULT_ATTESTATIONS: 'false'})).toBe(false);
   });
 
-  test('DOCKER_BUILD_SUMMARY and the deprecated DOCKER_BUILD_NO_SUMMARY', () => {
+  test('DOCKER_BUILD_SUMMARY; a value that is not a boolean warns and keeps the summary', () => {
     const io = (env: NodeJS.ProcessEnv) => ({env, logger: new RecordingLogger()});
     expect(buildSummaryEnabled(io({}))).toBe(true);
     expect(buildSummaryEnabled(io({DOCKER_BUILD_SUMMARY: 'false'}))).toBe(false);
-    expect(buildSummaryEnabled(io({DOCKER_BUILD_NO_SUMMARY: 'true'}))).toBe(false);
+    expect(buildSummaryEnabled(io({DOCKER_BUILD_SUMMARY: '0'}))).toBe(false);
     const bad = io({DOCKER_BUILD_SUMMARY: 'nope'});
     expect(buildSummaryEnabled(bad)).toBe(true);
     expect(bad.logger.messages('warning')).toEqual([
       'DOCKER_BUILD_SUMMARY="nope" is not a boolean (use true or false); writing the job summary'
+    ]);
+  });
+
+  test('the variables docker v7 removed are ignored, each with a warning naming what to do', () => {
+    const removed = {
+      env: {
+        DOCKER_BUILD_NO_SUMMARY: 'true',
+        DOCKER_BUILD_EXPORT_RETENTION_DAYS: '3',
+        DOCKER_BUILD_EXPORT_LEGACY: 'true'
+      },
+      logger: new RecordingLogger()
+    };
+    expect(buildSummaryEnabled(removed)).toBe(true);
+    expect(removed.logger.messages('warning')).toEqual([
+      "DOCKER_BUILD_NO_SUMMARY is ignored: docker's actions v7 removed it; set DOCKER_BUILD_SUMMARY=false instead.",
+      "DOCKER_BUILD_EXPORT_RETENTION_DAYS is ignored: docker's actions v7 removed it; DOCKER_BUILD_RECORD_RETENTION_DAYS replaces it there, but these actions upload no build record: remove it.",
+      "DOCKER_BUILD_EXPORT_LEGACY is ignored: docker's actions v7 removed it; there is no replacement: remove it."
     ]);
   });
 });

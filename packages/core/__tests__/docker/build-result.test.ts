@@ -48,7 +48,7 @@ describe('secrets', () => {
     expect(hasGitAuthTokenSecret(['GIT_AUTH_TOKEN.github.com=x'])).toBe(false);
   });
 
-  test('values and file copies go to private 0600 files', () => {
+  test('values go to private 0600 files; secret files are passed by their own path (docker v7)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sec-'));
     const store = new SecretStore({dir});
     const s = store.resolveString('K=v1');
@@ -56,8 +56,7 @@ describe('secrets', () => {
     expect(readFileSync(src, 'utf8')).toBe('v1');
     expect(statSync(src).mode & 0o777).toBe(0o600);
     writeFileSync(join(dir, 'orig'), 'from file');
-    const f = store.resolveFile(`F=${join(dir, 'orig')}`);
-    expect(readFileSync(/src=(.*)$/.exec(f)?.[1] as string, 'utf8')).toBe('from file');
+    expect(store.resolveFile(`F=${join(dir, 'orig')}`)).toBe(`id=F,src=${join(dir, 'orig')}`);
     expect(() => store.resolveFile('F=/no/such/file')).toThrow(/secret file \/no\/such\/file not found/);
   });
 });

@@ -1,6 +1,6 @@
 import {describe, expect, test} from '@jest/globals';
 import {parseCsv, CsvError} from '../../src/docker/csv.js';
-import {parseDockerBool, parseInputList, type InputListOpts} from '../../src/docker/input-list.js';
+import {parseDockerBool, parseInputList, untrimmedInput, type InputListOpts} from '../../src/docker/input-list.js';
 
 // The cases of docker's Util.getInputList tests (@docker/actions-toolkit __tests__/util.test.ts), same semantics.
 describe('parseInputList', () => {
@@ -31,9 +31,21 @@ describe('parseInputList', () => {
     [19, '  name/app:7.4 ,  name/app:latest  ', {}, ['name/app:7.4', 'name/app:latest']],
     [20, 'a\n \nb', {}, ['a', '', 'b']],
     [21, '', {}, []],
-    [22, 'a"b,c', {}, ['a"b', 'c']]
+    [22, 'a"b,c', {}, ['a"b', 'c']],
+    // trimWhitespace: false (toolkit 0.89, build-push v7.3.0's `secrets`): items keep their whitespace.
+    [23, '"PRIVATE_SSH_KEY=TEST\nTEST\n\n\n"\n', {ignoreComma: true, trimWhitespace: false}, ['PRIVATE_SSH_KEY=TEST\nTEST\n\n\n']],
+    [24, 'A=1  \nB=2\t', {ignoreComma: true, trimWhitespace: false}, ['A=1  ', 'B=2\t']],
+    [25, 'a\n \nb', {trimWhitespace: false}, ['a', ' ', 'b']]
   ])('[%d] %j %j', (_n, input, opts, expected) => {
     expect(parseInputList(input, opts as InputListOpts)).toEqual(expected);
+  });
+});
+
+describe('untrimmedInput', () => {
+  test('INPUT_<NAME> as the runner set it, else the trimmed getInput', () => {
+    const getInput = (n: string) => ({'secret-x': 'from getInput'})[n] ?? '';
+    expect(untrimmedInput({getInput, env: {'INPUT_SECRET-X': ' K=v\n\n'}}, 'secret-x')).toBe(' K=v\n\n');
+    expect(untrimmedInput({getInput, env: {}}, 'secret-x')).toBe('from getInput');
   });
 });
 

@@ -1,5 +1,38 @@
 // Ours, not @actions/github: importing it loads Octokit (cold start) for a few GITHUB_* values and one payload field.
 import {readFileSync} from 'node:fs';
+import {parseDockerBool} from './input-list.js';
+import {versionAtLeast} from './version-gate.js';
+
+/** buildx reads the `?ref=` query form of a Git context from 0.29.0 on. */
+const QUERY_FORM_BUILDX = '0.29.0';
+
+/**
+ * docker's two v7 actions pin different @docker/actions-toolkit releases, whose Build.gitContext differ.
+ * https://github.com/docker/actions-toolkit/blob/v0.92.0/src/buildx/build.ts (build-push-action v7.3.0)
+ * https://github.com/docker/actions-toolkit/blob/v0.87.0/src/buildx/build.ts (bake-action v7.1.0)
+ */
+export const GitContextRules = {
+  /** Toolkit 0.92: `#<sha>` or `?ref=<sha>`; for a PR head ref, the pull request's head commit. */
+  BuildPush: 'build-push',
+  /** Toolkit 0.87: `#<sha>` (`#<ref>` for a pull request) or `?ref=<ref>&checksum=<sha>`. */
+  Bake: 'bake'
+} as const;
+export type GitContextRules = (typeof GitContextRules)[keyof typeof GitContextRules];
+
+export interface GitContextOpts {
+  rules: GitContextRules;
+  /** The buildx version measured; '' or absent when not known (then the fragment form). */
+  buildxVersion?: string;
+}
+
+/** docker's Util.parseBoolOrDefault: a value that is not a Go boolean reads as false. */
+function parseBoolOrFalse(value: string | undefined): boolean {
+  try {
+    return value !== undefined && parseDockerBool(value);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * GitHubContext is the part of the workflow run that docker's actions read from the runner's environment
@@ -33,25 +66,49 @@ export class GitHubContext {
     return this.env['GITHUB_RUN_ATTEMPT'] ? Number(this.env['GITHUB_RUN_ATTEMPT']) : 1;
   }
 
-  /** `refs/heads/main`, a commit sha, or a PR ref, as docker's Context.gitRef (toolkit 0.62) computes it. */
-  get gitRef(): string {
-    let ref = this.env['GITHUB_REF'] ?? '';
+  /**
+   * The default build context: this repository as a Git URL pinned to this run, as docker's v7 actions build
+   * it (`new Build().gitContext()`); undefined outside a workflow run. Fragment form
+   * `<server>/<repo>.git#<ref>`, or the query form `…git?ref=<ref>[&checksum=<sha>]` when
+   * BUILDX_SEND_GIT_QUERY_AS_INPUT is true and buildx is >= 0.29.0. The two actions pin different
+   * actions-toolkit releases, whose rules differ: see GitContextRules.
+   */
+  gitContext(opts: GitContextOpts): string | undefined {
+    const repo = this.repository;
+    if (!repo) return undefined;
+    const base = `${this.serverUrl}/${repo}.git`;
+    const ref = this.normalizedRef();
     const sha = this.env['GITHUB_SHA'] ?? '';
-    if (sha && ref && !ref.startsWith('refs/')) ref = `refs/heads/${ref}`;
-    if (sha && !ref.startsWith('refs/pull/')) return sha;
-    if (ref.startsWith('refs/pull/') && this.env['DOCKER_DEFAULT_GIT_CONTEXT_PR_HEAD_REF'] === 'true') {
+    const query =
+      parseBoolOrFalse(this.env['BUILDX_SEND_GIT_QUERY_AS_INPUT']) &&
+      versionAtLeast(opts.buildxVersion ?? '', QUERY_FORM_BUILDX);
+    if (opts.rules === GitContextRules.Bake) {
+      // toolkit 0.87: the commit in a `checksum` attribute; the fragment names a PR by its ref.
+      if (query) return `${base}?ref=${ref}${sha ? `&checksum=${sha}` : ''}`;
+      return `${base}#${sha && !ref.startsWith('refs/pull/') ? sha : ref}`;
+    }
+    // toolkit 0.92: the event commit in both forms; a PR head ref pins the head commit of the pull request.
+    let pinned = sha || ref;
+    if (ref.startsWith('refs/pull/') && ref.endsWith('/head')) pinned = this.pullRequestHeadSha() ?? ref;
+    return query ? `${base}?ref=${pinned}` : `${base}#${pinned}`;
+  }
+
+  /** GITHUB_REF under refs/ (a bare branch gets refs/heads/); a PR's …/merge becomes …/head on request. */
+  private normalizedRef(): string {
+    const ref = this.env['GITHUB_REF'] ?? '';
+    if (!ref.startsWith('refs/')) return `refs/heads/${ref}`;
+    if (ref.startsWith('refs/pull/') && parseBoolOrFalse(this.env['DOCKER_DEFAULT_GIT_CONTEXT_PR_HEAD_REF'])) {
       return ref.replace(/\/merge$/g, '/head');
     }
     return ref;
   }
 
-  /**
-   * The default build context: the repository as a Git URL at this run's ref
-   * (`https://github.com/owner/repo.git#<sha>`); undefined outside a workflow run.
-   */
-  gitContext(): string | undefined {
-    const repo = this.repository;
-    return repo ? `${this.serverUrl}/${repo}.git#${this.gitRef}` : undefined;
+  /** `pull_request.head.sha` of the event payload. */
+  private pullRequestHeadSha(): string | undefined {
+    const pr = this.payload['pull_request'];
+    const head = pr && typeof pr === 'object' ? (pr as Record<string, unknown>)['head'] : undefined;
+    const sha = head && typeof head === 'object' ? (head as Record<string, unknown>)['sha'] : undefined;
+    return typeof sha === 'string' ? sha : undefined;
   }
 
   /** `<server>/<repo>/actions/runs/<id>[/attempts/<n>]`, the provenance builder id. */

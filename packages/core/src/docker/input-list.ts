@@ -10,13 +10,16 @@ export interface InputListOpts {
   commentNoInfix?: boolean;
   /** false: double quotes are ordinary characters (outputs, set); default: `"…"` quotes an item, `""` escapes. */
   quote?: false;
+  /** false: items keep their leading and trailing whitespace (build-push v7.3.0's `secrets`); default: trimmed. */
+  trimWhitespace?: false;
 }
 
 /**
  * Splits a list input exactly as docker's actions do (`Util.getList` of @docker/actions-toolkit 0.62):
  * each line is a CSV record; without ignoreComma every field is an item, with it the fields are joined
- * back with ','. A quoted item may span lines. Empty items are dropped, then every item is trimmed.
- * https://github.com/docker/actions-toolkit/blob/v0.62.1/src/util.ts
+ * back with ','. A quoted item may span lines. Empty items are dropped, then every item is trimmed (unless
+ * trimWhitespace is false).
+ * https://github.com/docker/actions-toolkit/blob/v0.92.0/src/util.ts
  */
 export function parseInputList(input: string, opts: InputListOpts = {}): string[] {
   if (input === '') return [];
@@ -38,7 +41,17 @@ export function parseInputList(input: string, opts: InputListOpts = {}): string[
     }
   }
   // Filter before trim, as docker does: a blank line of spaces survives as ''.
-  return items.filter(item => item !== '').map(item => item.trim());
+  const kept = items.filter(item => item !== '');
+  return opts.trimWhitespace === false ? kept : kept.map(item => item.trim());
+}
+
+/**
+ * An input as the runner passed it, whitespace kept: @actions/core's `getInput(name, {trimWhitespace: false})`
+ * reads INPUT_<NAME> from the environment. Falls back to the (trimmed) getInput when the environment does not
+ * hold it (a fake ActionIO that serves inputs itself).
+ */
+export function untrimmedInput(io: {getInput(name: string): string; env: NodeJS.ProcessEnv}, name: string): string {
+  return io.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? io.getInput(name);
 }
 
 /** docker's `Util.parseBool` (Go's strconv.ParseBool): 1 t T true TRUE True / 0 f F false FALSE False. */

@@ -1,6 +1,6 @@
 // Ours, not docker's Build.generateSecret*: its errors can echo a secret; ours never do, and files are 0600.
 import {randomBytes} from 'node:crypto';
-import {copyFileSync, existsSync, writeFileSync} from 'node:fs';
+import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Logger} from '../logger.js';
 import {registerSecret} from '../lifecycle/secrets.js';
@@ -50,8 +50,8 @@ export interface SecretStoreOpts {
 
 /**
  * SecretStore turns `secrets` and `secret-files` entries into `--secret id=KEY,src=FILE` values, as
- * docker's Build.resolveSecretString / resolveSecretFile do: the value (or a copy of the file) goes to a
- * file of its own, mode 0600, in a private folder.
+ * docker's Build.resolveSecretString / resolveSecretFile do (actions-toolkit 0.92, build-push v7.3.0): a
+ * value goes to a file of its own, mode 0600, in a private folder; a secret file is passed by its own path.
  */
 export class SecretStore {
   private readonly opts: SecretStoreOpts;
@@ -69,13 +69,14 @@ export class SecretStore {
     return `id=${key},src=${file}`;
   }
 
-  /** `secret-files` entry KEY=PATH → `id=KEY,src=<private copy of PATH>`. */
+  /**
+   * `secret-files` entry KEY=PATH → `id=KEY,src=PATH`. Docker's v6 copied the file; v7 (actions-toolkit
+   * 0.86, "preserve original paths for file secrets") passes the path as given.
+   */
   resolveFile(kvp: string): string {
     const [key, path] = parseSecretKvp(kvp);
     if (!existsSync(path)) throw new SecretError(`secret file ${path} not found`);
-    const file = this.nextPath();
-    copyFileSync(path, file);
-    return `id=${key},src=${file}`;
+    return `id=${key},src=${path}`;
   }
 
   private nextPath(): string {

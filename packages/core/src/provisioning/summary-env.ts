@@ -2,23 +2,35 @@ import type {ActionIO} from './action-io.js';
 import {parseDockerBool} from '../docker/input-list.js';
 
 /**
- * Whether to write the job summary. DOCKER_BUILD_SUMMARY=false turns it off (and the deprecated
- * DOCKER_BUILD_NO_SUMMARY=true), read as docker's build-push and bake actions read them; a value that is
- * not a boolean warns and leaves the summary on.
+ * Variables docker's v7 actions removed: no longer read (as in v7), and each one set is warned about (v7 is
+ * silent), naming what replaces it.
+ */
+const REMOVED: [name: string, instead: string][] = [
+  ['DOCKER_BUILD_NO_SUMMARY', 'set DOCKER_BUILD_SUMMARY=false instead'],
+  [
+    'DOCKER_BUILD_EXPORT_RETENTION_DAYS',
+    'DOCKER_BUILD_RECORD_RETENTION_DAYS replaces it there, but these actions upload no build record: remove it'
+  ],
+  ['DOCKER_BUILD_EXPORT_LEGACY', 'there is no replacement: remove it']
+];
+
+/**
+ * Whether to write the job summary: DOCKER_BUILD_SUMMARY=false turns it off, read as docker's v7 build-push
+ * and bake actions read it; a value that is not a boolean warns and leaves the summary on. The variables v7
+ * removed are ignored, with a warning each.
  */
 export function buildSummaryEnabled(io: Pick<ActionIO, 'env' | 'logger'>): boolean {
-  const legacy = io.env['DOCKER_BUILD_NO_SUMMARY'];
+  for (const [name, instead] of REMOVED) {
+    if (io.env[name]) io.logger.warning(`${name} is ignored: docker's actions v7 removed it; ${instead}.`);
+  }
   const current = io.env['DOCKER_BUILD_SUMMARY'];
+  if (!current) return true;
   try {
-    if (legacy) {
-      io.logger.warning('DOCKER_BUILD_NO_SUMMARY is deprecated. Set DOCKER_BUILD_SUMMARY to false instead.');
-      return !parseDockerBool(legacy);
-    }
-    if (current) return parseDockerBool(current);
+    return parseDockerBool(current);
   } catch {
     io.logger.warning(
-      `DOCKER_BUILD_SUMMARY="${current ?? legacy}" is not a boolean (use true or false); writing the job summary`
+      `DOCKER_BUILD_SUMMARY="${current}" is not a boolean (use true or false); writing the job summary`
     );
+    return true;
   }
-  return true;
 }

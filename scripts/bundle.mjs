@@ -1,39 +1,49 @@
-// Bundles every action hook with ncc: packages/<action>/src/<hook>.ts -> dist/<action>/<hook>/index.js.
+// Bundles every action hook with ncc: packages/<action>/src/<hook>.ts -> dist/<action>/<hook>/index.js, with
+// licenses.txt and modules.json beside it (scripts/bundle-licenses.mjs, from ncc's webpack stats).
 // Each bundle is built in a scratch folder and moved into place, so a concurrent run never sees a half-built dist/.
+// Usage: node scripts/bundle.mjs [--out DIR] [action...]   (DIR defaults to dist; no action: every one in actions/)
 import {execFileSync} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync} from 'node:fs';
-import {join} from 'node:path';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync} from 'node:fs';
+import {join, resolve} from 'node:path';
+import {writeBundleLicenses} from './bundle-licenses.mjs';
 
 const hooks = ['main', 'post'];
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const outAt = args.indexOf('--out');
+const dist = outAt === -1 ? 'dist' : args.splice(outAt, 2)[1];
+if (!dist) throw new Error('bundle: --out needs a folder, e.g. --out /tmp/bundle-check');
+const only = args;
 const actions = readdirSync('actions', {withFileTypes: true})
   .filter(d => d.isDirectory() && (only.length === 0 || only.includes(d.name)))
   .map(d => d.name)
   .sort();
 const ncc = join('node_modules', '.bin', 'ncc');
-mkdirSync('dist', {recursive: true});
+mkdirSync(dist, {recursive: true});
 
 for (const action of actions) {
   for (const hook of hooks) {
     const entry = join('packages', action, 'src', `${hook}.ts`);
     if (!existsSync(entry)) throw new Error(`bundle: ${entry} is missing for actions/${action}`);
-    const scratch = mkdtempSync(join('dist', `.${action}-${hook}-`));
+    const scratch = mkdtempSync(join(dist, `.${action}-${hook}-`));
+    const stats = resolve(`${scratch}.stats.json`);
     try {
       execFileSync(
         ncc,
-        ['build', entry, '-o', scratch, '--minify', '--no-source-map-register', '--license', 'licenses.txt', '--quiet'],
+        ['build', entry, '-o', scratch, '--minify', '--no-source-map-register', '--stats-out', stats, '--quiet'],
         {
           stdio: 'inherit'
         }
       );
-      const out = join('dist', action, hook);
-      mkdirSync(join('dist', action), {recursive: true});
+      writeBundleLicenses(JSON.parse(readFileSync(stats, 'utf8')), scratch, process.cwd());
+      const out = join(dist, action, hook);
+      mkdirSync(join(dist, action), {recursive: true});
       const old = `${scratch}.old`;
       if (existsSync(out)) renameSync(out, old);
       renameSync(scratch, out);
       rmSync(old, {recursive: true, force: true});
     } finally {
       rmSync(scratch, {recursive: true, force: true});
+      rmSync(stats, {force: true});
     }
   }
 }

@@ -3,11 +3,13 @@
 //   core:     tsc -> packages/core/lib/ (ESM JavaScript + .d.ts), from packages/core/tsconfig.build.json
 //   cli:      ncc -> packages/cli/bundle/index.js (src/main.ts with core and every dependency inlined)
 //   emulator: ncc -> packages/emulator/bundle/index.js (src/cli.ts, likewise)
+//   each bundle with licenses.txt and modules.json (scripts/bundle-licenses.mjs); each package with the root LICENSE
 // In the repository nothing needs these: every tool reads the TypeScript sources (tsconfig.json paths).
 import {execFileSync} from 'node:child_process';
-import {rmSync} from 'node:fs';
+import {copyFileSync, readFileSync, rmSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {writeBundleLicenses} from './bundle-licenses.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const builds = {
@@ -26,7 +28,12 @@ if (build === undefined) {
 }
 const pkg = join(root, 'packages', name);
 rmSync(join(pkg, build.out), {recursive: true, force: true});
-if (!clean) build.run(pkg);
+// npm pack takes LICENSE from the package folder only: a copy of the root's, for the time of the pack.
+rmSync(join(pkg, 'LICENSE'), {force: true});
+if (!clean) {
+  copyFileSync(join(root, 'LICENSE'), join(pkg, 'LICENSE'));
+  build.run(pkg);
+}
 
 function tool(bin, argv) {
   // Their output goes to stderr: npm pack prints the tarball names on stdout.
@@ -34,5 +41,11 @@ function tool(bin, argv) {
 }
 
 function ncc(entry, out) {
-  tool('ncc', ['build', entry, '-o', out, '--license', 'licenses.txt', '--quiet', '--no-source-map-register']);
+  const stats = `${out}.stats.json`;
+  try {
+    tool('ncc', ['build', entry, '-o', out, '--stats-out', stats, '--quiet', '--no-source-map-register']);
+    writeBundleLicenses(JSON.parse(readFileSync(stats, 'utf8')), out, root);
+  } finally {
+    rmSync(stats, {force: true});
+  }
 }

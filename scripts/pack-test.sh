@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The published packages, as a user gets them: packs core, cli and emulator (`npm pack -w`, their prepack
-# builds lib/ and bundle/), installs the tarballs into an empty project (their dependencies from the npm
+# builds lib/ and bundle/), checks what each tarball holds (LICENSE, README, the build, the bundles' licences),
+# installs EACH tarball alone into its own empty project with our scope's registry unreachable (cli and
+# emulator, bundled, install offline with nothing beside them; core takes its dependencies from the npm
 # registry), imports the SDK from plain Node, starts the installed emulator on a free loopback port and runs
 # the installed CLI against it: builder up, builder run -- docker buildx ls (inspect with the fake docker),
 # builder down, and the SDK's README example. Then every builder in the emulator's ledger must be torn down.
@@ -27,33 +29,77 @@ cleanup() {
   if [ "${KEEP:-}" = 1 ]; then echo "pack-test: kept $work"; else rm -rf "$work"; fi
   # A failed prepack leaves its output (postpack runs only after a pack that worked).
   rm -rf "$root/packages/core/lib" "$root/packages/cli/bundle" "$root/packages/emulator/bundle"
+  rm -f "$root"/packages/{core,cli,emulator}/LICENSE
 }
 trap cleanup EXIT
 
 step "node $(node --version) ($(command -v node)), npm $(npm --version)"
 step "npm pack (core, cli, emulator)"
-mkdir -p "$work/tarballs" "$work/project" "$work/state" "$work/fake-docker-state"
+mkdir -p "$work/tarballs" "$work/state" "$work/fake-docker-state"
 npm pack --silent --pack-destination "$work/tarballs" \
   -w @remote-builder-actions/core -w @remote-builder-actions/cli -w @remote-builder-actions/emulator >/dev/null
 ls -1 "$work/tarballs"
+version="$(node -p "require('$root/package.json').version")"
+declare -A must_ship=(
+  [core]="package.json README.md LICENSE lib/index.js lib/index.d.ts lib/ci.js lib/adapters/actions.js"
+  [cli]="package.json README.md LICENSE bin/remote-builder.js bundle/index.js bundle/licenses.txt bundle/modules.json"
+  [emulator]="package.json README.md LICENSE bin/remote-builder-emulator.js bundle/index.js bundle/licenses.txt bundle/modules.json fake-docker/docker"
+)
 for name in core cli emulator; do
-  tarball="$(ls "$work"/tarballs/remote-builder-actions-"$name"-*.tgz)"
+  tarball="$work/tarballs/remote-builder-actions-$name-$version.tgz"
+  [ -f "$tarball" ] || fail "no $(basename "$tarball") (every package is at the root's version $version?): $(ls "$work/tarballs")"
   # What ships: the build outputs, never the TypeScript sources or the tests.
   listing="$(tar -tzf "$tarball")"
   if grep -Eq '^package/(src|__tests__|__faults__|__e2e__)/' <<<"$listing"; then
     fail "$tarball ships sources or tests: $(grep -E '^package/(src|__)' <<<"$listing" | head -3 | tr '\n' ' ')"
   fi
-  echo "$(basename "$tarball"): $(wc -l <<<"$listing") files"
+  for file in ${must_ship[$name]}; do
+    grep -qx "package/$file" <<<"$listing" || fail "$(basename "$tarball") lacks $file"
+  done
+  tar -xzOf "$tarball" package/LICENSE | cmp -s - LICENSE || fail "$(basename "$tarball")'s LICENSE is not the root's"
+  echo "$(basename "$tarball"): $(wc -l <<<"$listing") files, with ${must_ship[$name]}"
 done
-for built in packages/core/lib packages/cli/bundle packages/emulator/bundle; do
+for built in packages/core/lib packages/cli/bundle packages/emulator/bundle packages/{core,cli,emulator}/LICENSE; do
   [ ! -e "$built" ] || fail "$built is still there after npm pack (postpack should remove it)"
 done
 
-step "npm install the tarballs into an empty project"
-cd "$work/project"
-printf '{"name": "pack-test", "private": true, "type": "module"}\n' >package.json
-npm install --no-audit --no-fund --loglevel=error "$work"/tarballs/*.tgz
-bin="$work/project/node_modules/.bin"
+step "the bundles' licences (scripts/bundle-licenses.mjs checkBundle)"
+for name in cli emulator; do
+  mkdir -p "$work/unpacked/$name"
+  tar -xzf "$work/tarballs/remote-builder-actions-$name-$version.tgz" -C "$work/unpacked/$name"
+  node --input-type=module -e "
+    import {checkBundle} from '$root/scripts/bundle-licenses.mjs';
+    const problems = checkBundle('$work/unpacked/$name/package/bundle', '$root');
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    console.log('$name: bundle/licenses.txt covers every package its bundle inlines');
+  "
+done
+
+# Each tarball alone in an empty project. Our scope's registry is a closed loopback port, so a dependency on
+# another of our packages (not yet published) fails the install; cli and emulator install offline (their
+# bundles need nothing but Node), and each project's lock must hold no package of our scope but its own.
+for name in core cli emulator; do
+  step "npm install the $name tarball alone into an empty project"
+  mkdir -p "$work/$name"
+  cd "$work/$name"
+  printf '{"name": "pack-test-%s", "private": true, "type": "module"}\n' "$name" >package.json
+  offline=()
+  [ "$name" = core ] || offline=(--offline)
+  npm install --no-audit --no-fund --loglevel=error "${offline[@]}" \
+    --@remote-builder-actions:registry=http://127.0.0.1:9/ "$work/tarballs/remote-builder-actions-$name-$version.tgz"
+  node -e "
+    const {packages} = require('./package-lock.json');
+    const installed = Object.keys(packages).filter(p => p !== '');
+    const ours = installed.filter(p => p.includes('node_modules/@remote-builder-actions/'));
+    if (ours.join() !== 'node_modules/@remote-builder-actions/$name') throw new Error('our packages installed: ' + ours);
+    if ('$name' !== 'core' && installed.length !== 1) throw new Error('$name brought dependencies: ' + installed);
+    console.log('$name: ' + installed.length + ' package(s) installed, ours: ' + ours);
+  "
+  cd "$root"
+done
+bin="$work/cli/node_modules/.bin"
+emulator_bin="$work/emulator/node_modules/.bin"
+cd "$work/core"
 
 step "the SDK from plain Node"
 node -e "import('@remote-builder-actions/core')"
@@ -69,7 +115,6 @@ node --input-type=module -e "
 [ -f node_modules/@remote-builder-actions/core/lib/index.d.ts ] || fail "core ships no lib/index.d.ts"
 
 step "remote-builder --version"
-version="$(node -p "require('$root/packages/cli/package.json').version")"
 [ "$("$bin/remote-builder" --version)" = "remote-builder $version" ] ||
   fail "remote-builder --version printed \"$("$bin/remote-builder" --version)\", not \"remote-builder $version\""
 echo "remote-builder $version"
@@ -86,7 +131,7 @@ if [ "$docker_mode" = auto ]; then
 fi
 case "$docker_mode" in
   fake)
-    fake_docker="$work/project/node_modules/@remote-builder-actions/emulator/fake-docker"
+    fake_docker="$work/emulator/node_modules/@remote-builder-actions/emulator/fake-docker"
     [ -x "$fake_docker/docker" ] || fail "the emulator package ships no fake-docker/docker"
     export PATH="$fake_docker:$PATH" FAKE_DOCKER_DIR="$work/fake-docker-state"
     # The fake has no `buildx ls`, nor reads BUILDX_BUILDER: `inspect --bootstrap --builder "$BUILDX_BUILDER"` shows the
@@ -101,7 +146,7 @@ case "$docker_mode" in
     ;;
   *) fail "PACK_TEST_DOCKER must be auto, fake or real, not \"$docker_mode\"" ;;
 esac
-"$bin/remote-builder-emulator" "${emulator_args[@]}" >"$work/emulator.log" 2>&1 &
+"$emulator_bin/remote-builder-emulator" "${emulator_args[@]}" >"$work/emulator.log" 2>&1 &
 emulator_pid=$!
 url=""
 for _ in $(seq 1 600); do # the emulator prints its URL once it listens (at most 60 s)

@@ -1,0 +1,54 @@
+// The npm packages' manifests (scripts/pack-test.sh checks the tarballs themselves): where they come from, how
+// they publish, what ships, and that the bundled ones (cli, emulator) need nothing installed beside them.
+import {createHash} from 'node:crypto';
+import {existsSync, readFileSync} from 'node:fs';
+import {dirname, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {expect, test} from '@jest/globals';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface Manifest {
+  name: string;
+  private?: boolean;
+  license: string;
+  repository?: {type: string; url: string; directory: string};
+  publishConfig?: object;
+  files: string[];
+  dependencies?: Record<string, string>;
+  scripts: Record<string, string>;
+}
+const manifest = (name: string): Manifest =>
+  JSON.parse(readFileSync(resolve(ROOT, 'packages', name, 'package.json'), 'utf8')) as Manifest;
+const published = ['core', 'cli', 'emulator'];
+
+test('LICENSE is the Apache License 2.0, verbatim (https://www.apache.org/licenses/LICENSE-2.0.txt)', () => {
+  const text = readFileSync(resolve(ROOT, 'LICENSE'));
+  expect(createHash('sha256').update(text).digest('hex')).toBe(
+    'cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30'
+  );
+  expect((JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as Manifest).license).toBe('Apache-2.0');
+});
+
+test.each(published)('%s: public, with provenance, from its folder of this repository, licensed Apache-2.0', name => {
+  const pkg = manifest(name);
+  expect(pkg.name).toBe(`@remote-builder-actions/${name}`);
+  expect(pkg.private).toBeUndefined();
+  expect(pkg.license).toBe('Apache-2.0');
+  expect(pkg.publishConfig).toEqual({access: 'public', provenance: true});
+  expect(pkg.repository).toEqual({...manifest('core').repository, directory: `packages/${name}`});
+  expect(pkg.repository?.url).toMatch(/^git\+https:\/\/github\.com\/[^/]+\/remote-builder-actions\.git$/);
+});
+
+test.each(published)('%s: ships its README and the LICENSE its prepack copies from the root', name => {
+  const pkg = manifest(name);
+  expect(pkg.files).toEqual(expect.arrayContaining(['README.md', 'LICENSE']));
+  expect(existsSync(resolve(ROOT, 'packages', name, 'README.md'))).toBe(true);
+  expect(pkg.scripts.prepack).toBe(`node ../../scripts/pack-build.mjs ${name}`);
+});
+
+test.each(['cli', 'emulator'])('%s: a bundle, so no runtime dependencies to install', name => {
+  const pkg = manifest(name);
+  expect(pkg.files).toContain('bundle');
+  expect(pkg.dependencies ?? {}).toEqual({});
+});

@@ -40,15 +40,15 @@ describe('formatRunReport', () => {
           {signal: 'SIGINT', atMs: 10, reason: 'cancel'},
           {signal: 'SIGKILL', atMs: 30, reason: 'escalation'}
         ],
-        outputs: {token: 'tok-123', multi: 'a\nb'},
+        outputs: {id: 'tok-123', multi: 'a\nb'},
         state: {builder: '{"id":"b-1"}'},
         exportedEnv: {X: '1'},
         path: ['/opt/bin'],
-        annotations: [{level: 'warning', message: 'leaked tok-123', properties: {file: 'a.ts'}}],
+        annotations: [{level: 'warning', message: 'leaked tok-123', properties: {file: 'a.ts', title: 'tok-123'}}],
         masks: ['tok-123', 'tok'],
         fileCommandErrors: ["GITHUB_ENV: Invalid format 'x'"],
         summary: '## Build\nok\n',
-        stdout: 'using tok-123\n'
+        stdout: '::add-mask::late%0Asecond-line\nusing tok-123\nand dG9rLTEyMw== and second-line\n'
       }),
       {title: 'post', logs: true}
     );
@@ -57,7 +57,7 @@ describe('formatRunReport', () => {
         'post: failed (killed by SIGKILL) in 120 ms',
         '  signals: SIGINT at 10 ms (cancel), SIGKILL at 30 ms (escalation)',
         '  outputs:',
-        '    token=***',
+        '    id=***',
         '    multi=a',
         '      b',
         '  state:',
@@ -67,7 +67,7 @@ describe('formatRunReport', () => {
         '  path:',
         '    /opt/bin',
         '  annotations:',
-        '    warning: leaked *** (file=a.ts)',
+        '    warning: leaked *** (file=a.ts, title=***)',
         '  masks: 2 value(s) registered',
         '  file command errors:',
         "    GITHUB_ENV: Invalid format 'x'",
@@ -75,7 +75,8 @@ describe('formatRunReport', () => {
         '    ## Build',
         '    ok',
         '  stdout:',
-        '    using ***'
+        '    using ***',
+        '    and *** and ***'
       ].join('\n')
     );
   });

@@ -13,7 +13,13 @@ describe('parseWorkflowCommand', () => {
     ],
     [5, '::error file=,=v,ok=1::m', {name: 'error', properties: {ok: '1'}, data: 'm'}],
     [6, '::add-mask::a::b', {name: 'add-mask', properties: {}, data: 'a::b'}],
-    [7, '::debug::', {name: 'debug', properties: {}, data: ''}]
+    [7, '::debug::', {name: 'debug', properties: {}, data: ''}],
+    [8, '::WARNING title=T::case', {name: 'warning', properties: {title: 'T'}, data: 'case'}],
+    [
+      9,
+      'text ##[error file=a.ts;line=2]old%3Bsyntax%5D',
+      {name: 'error', properties: {file: 'a.ts', line: '2'}, data: 'old;syntax]'}
+    ]
   ])('%i: %s', (_n, line, command) => {
     expect(parseWorkflowCommand(line)).toEqual(command);
   });
@@ -32,19 +38,20 @@ describe('parseWorkflowCommands', () => {
   test('collects annotations and masks, skipping stopped commands', () => {
     const parsed = parseWorkflowCommands([
       '::add-mask::secret',
+      '##[add-mask]old',
       '::add-mask::  ',
       '::error title=T::e',
       '::stop-commands::tok',
       '::error::ignored',
       '::add-mask::ignored',
-      '::tok::',
+      '::TOK extra=1::resumes, any case, with properties',
       '::warning::w',
       '::group::g',
       '::notice::n',
       '::debug::d'
     ]);
     expect(parsed).toEqual({
-      masks: ['secret'],
+      masks: ['secret', 'old'],
       annotations: [
         {level: 'error', message: 'e', properties: {title: 'T'}},
         {level: 'warning', message: 'w', properties: {}},

@@ -32,6 +32,8 @@ export interface ActionRunOpts {
   prependPath?: string[];
   /** The job's directory: RUNNER_TEMP is `runner-temp/`, GITHUB_WORKSPACE (and cwd) `workspace/`. Default: a new temp dir. */
   workDir?: string;
+  /** GITHUB_WORKSPACE (and cwd) elsewhere than `<workDir>/workspace`, e.g. a local checkout. Never removed. */
+  workspace?: string;
   /** Remove a work dir the harness created once the step ends (default). A given workDir is never removed. */
   keepWorkDir?: boolean;
   /** SIGKILL the process tree after this long (reported as timedOut). Default 120000. */
@@ -99,7 +101,7 @@ export class ActionRunner {
   }
 
   private async runIn(workDir: string): Promise<ActionRunResult> {
-    const dirs = jobDirs(workDir);
+    const dirs = {...jobDirs(workDir), ...(this.opts.workspace ? {workspace: path.resolve(this.opts.workspace)} : {})};
     await Promise.all([mkdir(dirs.runnerTemp, {recursive: true}), mkdir(dirs.workspace, {recursive: true})]);
     const files = new CommandFiles({runnerTemp: dirs.runnerTemp});
     await files.create();

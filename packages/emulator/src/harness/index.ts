@@ -13,6 +13,8 @@ export {parseKeyValueFile, parsePathFile, type KeyValueParse} from './file-comma
 export {
   parseWorkflowCommand,
   parseWorkflowCommands,
+  unescapeData,
+  unescapeLegacy,
   type Annotation,
   type AnnotationLevel,
   type WorkflowCommand,
@@ -27,3 +29,32 @@ export {
   type SignalReason,
   type SignalSpec
 } from './signal-scheduler.js';
+export {SecretMasker, VALUE_ENCODERS, encodedForms, secretParts, type ValueEncoder} from './secret-masker.js';
+export {LogMasker, maskCommandData} from './log-masker.js';
+export {SECRET_ENV, SECRET_INPUTS, knownSecrets, type KnownSecretsOpts} from './known-secrets.js';
+export {
+  REPO_ROOT,
+  expand,
+  loadActionManifest,
+  ourAction,
+  ourActionNames,
+  readWorkflow,
+  type ActionInput,
+  type ActionManifest,
+  type ExpressionContext,
+  type Workflow,
+  type WorkflowJob,
+  type WorkflowStep
+} from './workflow-file.js';
+export {
+  FAKE_GITHUB_TOKEN,
+  UnsupportedWorkflowError,
+  planJob,
+  runWorkflowJob,
+  type JobEvent,
+  type JobPlan,
+  type JobStepRecord,
+  type PlannedStep,
+  type WorkflowJobOpts,
+  type WorkflowJobResult
+} from './workflow-job.js';

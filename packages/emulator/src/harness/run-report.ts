@@ -1,19 +1,33 @@
 import type {ActionRunResult} from './action-runner.js';
+import {LogMasker} from './log-masker.js';
 
 export interface RunReportOpts {
   /** First word of the status line, e.g. 'main' or 'post'. */
   title?: string;
   /** Append the step's stdout and stderr. */
   logs?: boolean;
+  /** Print the job summary's Markdown (default true; the job command renders it as text instead). */
+  summary?: boolean;
+  /**
+   * The job's masker, holding the secrets known before the step (an `api-key` input, `secrets.*`); the step's
+   * own `::add-mask::` values are added to it. Default: a new one with only the step's.
+   */
+  masker?: LogMasker;
 }
 
 /**
- * Formats a step's result for people. Like the runner's log, it prints every `::add-mask::` value as `***`
- * (longest first); use the result's own fields when the exact values matter.
+ * Formats a step's result for people. Like the runner's log, and more thoroughly, it prints every secret as
+ * `***`: each `::add-mask::` value of the step (and each line of it) and the masker's known secrets, in every
+ * encoding LogMasker knows, in every field; `::add-mask::` lines are left out of the logs. Use the result's own
+ * fields when the exact values matter.
  */
 export function formatRunReport(result: ActionRunResult, opts: RunReportOpts = {}): string {
-  const masks = [...new Set(result.masks.filter(mask => mask !== ''))].sort((a, b) => b.length - a.length);
-  const mask = (text: string): string => masks.reduce((acc, secret) => acc.split(secret).join('***'), text);
+  const log = opts.masker ?? new LogMasker();
+  for (const value of result.masks) log.addSecret(value);
+  // Registers what the parser skipped too (an add-mask inside a stop-commands block, in any syntax).
+  const stdout = log.log(result.stdout.trimEnd());
+  const stderr = log.log(result.stderr.trimEnd());
+  const mask = (text: string): string => log.mask(text);
   const lines = [`${opts.title ?? 'step'}: ${status(result)}`];
 
   if (result.signalsSent.length > 0) {
@@ -27,21 +41,26 @@ export function formatRunReport(result: ActionRunResult, opts: RunReportOpts = {
     lines,
     'annotations',
     result.annotations.map(a => {
-      const props = Object.entries(a.properties).map(([k, v]) => `${k}=${v}`);
+      const props = Object.entries(a.properties).map(([k, v]) => mask(`${k}=${v}`));
       return `${a.level}: ${indent(mask(a.message))}${props.length > 0 ? ` (${props.join(', ')})` : ''}`;
     })
   );
-  if (masks.length > 0) lines.push(`  masks: ${masks.length} value(s) registered`);
+  const masks = new Set(result.masks.filter(m => m.trim() !== '')).size;
+  if (masks > 0) lines.push(`  masks: ${masks} value(s) registered`);
   section(lines, 'file command errors', result.fileCommandErrors.map(mask));
-  if (result.summary.trim() !== '') section(lines, 'summary', mask(result.summary.trimEnd()).split('\n'));
-  if (opts.logs) {
-    if (result.stdout !== '') section(lines, 'stdout', mask(result.stdout.trimEnd()).split('\n'));
-    if (result.stderr !== '') section(lines, 'stderr', mask(result.stderr.trimEnd()).split('\n'));
+  if ((opts.summary ?? true) && result.summary.trim() !== '') {
+    section(lines, 'summary', mask(result.summary.trimEnd()).split('\n'));
   }
-  return lines.join('\n');
+  if (opts.logs) {
+    if (stdout !== '') section(lines, 'stdout', stdout.split('\n'));
+    if (stderr !== '') section(lines, 'stderr', stderr.split('\n'));
+  }
+  // Once more over the whole text: a secret across two fields' joins (a multi-line value) is masked too.
+  return mask(lines.join('\n'));
 }
 
-function status(result: ActionRunResult): string {
+/** "succeeded (exit 0) in 120 ms", "failed (killed by SIGTERM) in …", … */
+export function status(result: ActionRunResult): string {
   const outcome = result.timedOut
     ? `timed out, killed by ${result.signal ?? 'SIGKILL'}`
     : result.signal !== null

@@ -1,6 +1,7 @@
 /**
- * Parser for workflow commands (`::name key=value,…::data`) in a step's output, after actions/runner
- * `ActionCommand.TryParseV2` and `ActionCommandManager` (stop-commands):
+ * Parser for workflow commands in a step's output, after actions/runner `ActionCommand` (`TryParseV2` for
+ * `::name key=value,…::data`, then `TryParse` for the older `##[name key=value;…]data`) and
+ * `ActionCommandManager` (command names ignore case; stop-commands):
  * https://github.com/actions/runner/blob/main/src/Runner.Common/ActionCommand.cs
  */
 
@@ -21,7 +22,7 @@ export interface WorkflowCommands {
   masks: string[];
 }
 
-/** A parsed command: its name, its properties and its data, all unescaped. */
+/** A parsed command: its name (lower case: the runner ignores case), its properties and its data, all unescaped. */
 export interface WorkflowCommand {
   name: string;
   properties: Record<string, string>;
@@ -30,46 +31,64 @@ export interface WorkflowCommand {
 
 const LEVELS = new Set<string>(['error', 'warning', 'notice', 'debug']);
 
-/** Parses one output line as a command, or returns undefined if it is not one. */
+/** Parses one output line as a command (either syntax), or returns undefined if it is not one. */
 export function parseWorkflowCommand(line: string): WorkflowCommand | undefined {
+  return parseV2(line) ?? parseLegacy(line);
+}
+
+/** `::name k=v,…::data`, after leading whitespace only. */
+function parseV2(line: string): WorkflowCommand | undefined {
   const message = line.trimStart();
   if (!message.startsWith('::')) return undefined;
   const end = message.indexOf('::', 2);
   if (end < 0) return undefined;
   const info = message.slice(2, end);
   const space = info.indexOf(' ');
-  const name = space < 0 ? info : info.slice(0, space);
+  const name = (space < 0 ? info : info.slice(0, space)).toLowerCase();
   if (name === '') return undefined;
-  const properties: Record<string, string> = {};
-  if (space >= 0) {
-    for (const pair of info
-      .slice(space + 1)
-      .trim()
-      .split(',')) {
-      const equals = pair.indexOf('=');
-      if (equals > 0 && equals < pair.length - 1)
-        properties[pair.slice(0, equals)] = unescapeProperty(pair.slice(equals + 1));
-    }
-  }
+  const properties = space >= 0 ? parseProperties(info.slice(space + 1).trim(), ',', unescapeProperty) : {};
   return {name, properties, data: unescapeData(message.slice(end + 2))};
+}
+
+/** `##[name k=v;…]data`, anywhere in the line (the runner looks for the prefix with IndexOf). */
+function parseLegacy(line: string): WorkflowCommand | undefined {
+  const start = line.indexOf('##[');
+  if (start < 0) return undefined;
+  const end = line.indexOf(']', start);
+  if (end < 0) return undefined;
+  const info = line.slice(start + 3, end);
+  const space = info.indexOf(' ');
+  const name = (space < 0 ? info : info.slice(0, space)).toLowerCase();
+  if (name === '') return undefined;
+  const properties = space >= 0 ? parseProperties(info.slice(space + 1), ';', unescapeLegacy) : {};
+  return {name, properties, data: unescapeLegacy(line.slice(end + 1))};
+}
+
+function parseProperties(text: string, separator: string, unescape: (s: string) => string): Record<string, string> {
+  const properties: Record<string, string> = {};
+  for (const pair of text.split(separator)) {
+    const equals = pair.indexOf('=');
+    if (equals > 0 && equals < pair.length - 1) properties[pair.slice(0, equals)] = unescape(pair.slice(equals + 1));
+  }
+  return properties;
 }
 
 /**
  * Collects annotations and masks from output lines. Honours `::stop-commands::TOKEN`: lines are not
- * processed as commands until one equal to `::TOKEN::`.
+ * processed as commands until a command named TOKEN (any case, as the runner compares it).
  */
 export function parseWorkflowCommands(lines: Iterable<string>): WorkflowCommands {
   const result: WorkflowCommands = {annotations: [], masks: []};
   let resumeToken: string | undefined;
   for (const line of lines) {
+    const command = parseWorkflowCommand(line);
     if (resumeToken !== undefined) {
-      if (line.trim() === `::${resumeToken}::`) resumeToken = undefined;
+      if (command?.name === resumeToken) resumeToken = undefined;
       continue;
     }
-    const command = parseWorkflowCommand(line);
     if (!command) continue;
     if (command.name === 'stop-commands' && command.data !== '') {
-      resumeToken = command.data;
+      resumeToken = command.data.toLowerCase();
     } else if (command.name === 'add-mask') {
       if (command.data.trim() !== '') result.masks.push(command.data);
     } else if (LEVELS.has(command.name)) {
@@ -83,10 +102,17 @@ export function parseWorkflowCommands(lines: Iterable<string>): WorkflowCommands
   return result;
 }
 
-function unescapeData(s: string): string {
+// The runner replaces the escapes in this order, so an escaped '%' (%25) is never read twice.
+/** A `::name::data` command's data, unescaped: %0D, %0A, %25. */
+export function unescapeData(s: string): string {
   return s.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%');
 }
 
 function unescapeProperty(s: string): string {
   return s.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
+}
+
+/** A `##[name]data` command's data or property, unescaped: %3B, %0D, %0A, %5D, %25. */
+export function unescapeLegacy(s: string): string {
+  return s.replace(/%3B/g, ';').replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%5D/g, ']').replace(/%25/g, '%');
 }

@@ -1,0 +1,140 @@
+// The harness CLI as a user runs it (node --import tsx cli.ts), over an action that registers secrets with every
+// spelling of add-mask the runner reads and prints them in every form it can: nothing secret may reach the output.
+import {spawn} from 'node:child_process';
+import {generateKeyPairSync} from 'node:crypto';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {escapeData, escapeLegacy, escapeProperty, PLAIN} from './fixtures/leaky-action/secrets.js';
+import {fixture} from './fixture.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const CLI = join(ROOT, 'packages/emulator/src/harness/cli.ts');
+
+/** Runs the CLI; resolves with its exit code and everything it printed (stdout, then stderr). */
+function harness(args: string[]): Promise<{code: number | null; output: string}> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe']
+    });
+    const chunks: Buffer[] = [];
+    const errors: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stderr.on('data', (c: Buffer) => errors.push(c));
+    child.once('error', fail);
+    child.once('close', code => done({code, output: Buffer.concat([...chunks, ...errors]).toString('utf8')}));
+  });
+}
+
+/**
+ * Every form of a secret to search for, derived here and not from the harness: the value, each line, and for
+ * each of them the JSON, URL, workflow-command (data, property, ##[), hex, XML and quoted forms and base64.
+ */
+function forms(secret: string): string[] {
+  const lines = secret
+    .split(/[\r\n]+/)
+    .map(l => l.trim())
+    .filter(l => l !== '');
+  const found = new Set<string>();
+  for (const v of [secret, ...lines]) {
+    found.add(v);
+    found.add(JSON.stringify(v).slice(1, -1));
+    found.add(encodeURIComponent(v));
+    found.add(escapeData(v));
+    found.add(escapeProperty(v));
+    found.add(escapeLegacy(v));
+    found.add(Buffer.from(v).toString('base64'));
+    found.add(Buffer.from(v).toString('hex'));
+    found.add(v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    found.add(v.replace(/"/g, '\\"'));
+  }
+  // Inside a longer base64 text (the fixture prints base64 of prefix + secret + "trailer"): the characters
+  // of the 3-byte groups that lie wholly within the secret.
+  const bytes = Buffer.byteLength(secret);
+  for (const prefix of ['', 'a', 'ab']) {
+    const encoded = Buffer.from(`${prefix}${secret}trailer`).toString('base64');
+    const first = Math.ceil(prefix.length / 3);
+    const last = Math.floor((prefix.length + bytes) / 3);
+    if (last > first) found.add(encoded.slice(first * 4, last * 4));
+  }
+  return [...found].filter(f => f.trim() !== '');
+}
+
+describe('harness CLI: secrets', () => {
+  let pem: string;
+  const apiKey = 'rb_cli_test_api_key_5e0c1d';
+  let run: {code: number | null; output: string};
+
+  beforeAll(async () => {
+    pem = generateKeyPairSync('ec', {namedCurve: 'P-256'}).privateKey.export({type: 'pkcs8', format: 'pem'}) as string;
+    run = await harness([
+      '--action',
+      fixture('leaky-action'),
+      '--post',
+      '--input',
+      `api-key=${apiKey}`,
+      '--env',
+      `PAYLOAD=${pem}`
+    ]);
+  }, 60_000);
+
+  test('the steps ran and reported, and what is not secret is shown', () => {
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('[main] visible-marker: the api key is ***');
+    expect(run.output).toMatch(/^main: failed \(exit 1\)/m);
+    expect(run.output).toMatch(/^post: succeeded \(exit 0\)/m);
+    expect(run.output).toContain('[post] post sees ***');
+    expect(run.output).toContain("GITHUB_ENV: Invalid format '***'");
+  });
+
+  test('no add-mask line is shown, in either syntax', () => {
+    expect(run.output).not.toMatch(/add-mask/i);
+  });
+
+  test.each([
+    ['the PEM private key', () => pem],
+    ['the api-key input', () => apiKey],
+    ...Object.entries(PLAIN).map(([name, value]) => [name, () => value] as const)
+  ])('%s appears in no form', (_name, secret) => {
+    const leaked = forms(secret()).filter(f => run.output.includes(f));
+    expect(leaked).toEqual([]);
+  });
+});
+
+describe('harness CLI: job', () => {
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'harness-cli-job-'));
+    writeFileSync(join(work, 'Dockerfile'), 'FROM scratch\n');
+  });
+  afterAll(() => rmSync(work, {recursive: true, force: true}));
+
+  test('runs an example as it is against an embedded emulator, and renders its job summary', async () => {
+    const run = await harness(['job', 'examples/configure-custom-step.yml', '--emulator', '--workspace', work]);
+    expect(run).toMatchObject({code: 0});
+    expect(run.output).toContain('── Step 1: actions/checkout@v4: skipped, checkout is a no-op here');
+    expect(run.output).toContain('── Step 2 (builder): configure (main) ──');
+    expect(run.output).toMatch(/── builder: configure \(post\) ──\n {2}Remote builders: configure\n {2}═+/);
+    expect(run.output).toMatch(/^ {2}steps\.builder\.outputs\.name=remote-builder-/m);
+    expect(run.output).toContain('Job image succeeded.');
+    expect(run.output).toContain('Emulator ledger: 2 builder(s) assigned, all torn down.');
+    // The emulator's API key stood in for secrets.REMOTE_BUILDER_API_KEY: never shown.
+    expect(run.output).not.toContain('harness-emulator-key');
+  }, 60_000);
+
+  test('refuses what it does not run in one line, before any step', async () => {
+    const file = join(work, 'matrix.yml');
+    writeFileSync(
+      file,
+      'name: m\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        v: [1, 2]\n    steps:\n      - run: echo ran\n'
+    );
+    const run = await harness(['job', file]);
+    expect(run.code).toBe(1);
+    expect(run.output.trim()).toBe(
+      `harness: ${file} job a: "strategy:" (matrix) is not supported by the runner harness: write one combination's values into the job`
+    );
+  }, 60_000);
+});

@@ -13,7 +13,14 @@ import {pathToFileURL} from 'node:url';
 import {Document} from 'yaml';
 import {ROOT} from './actions.js';
 import {EXAMPLE_SETUPS, EXAMPLES_API_KEY, EXAMPLES_API_KEYS, EXAMPLES_PROFILES} from './examples-setup.js';
-import {loadExamples, stepKind, type Example, type WorkflowStep} from './examples-workflow.js';
+import {
+  FOREIGN_ACTIONS,
+  PINNED_VERSIONS,
+  loadExamples,
+  stepKind,
+  type Example,
+  type WorkflowStep
+} from './examples-workflow.js';
 
 export const EXAMPLES_WORKFLOW = join(ROOT, '.github/workflows/examples.yml');
 const PORT = 8080;
@@ -79,20 +86,26 @@ export function examplesWorkflow(examples: Example[] = loadExamples()): Record<s
       const job = example.workflow.jobs[jobId]!;
       const name = ids.length === 1 ? example.id : `${example.id}-${jobId}`;
       const env = {...rewriteValues(example.workflow.env), ...rewriteValues(job.env)};
-      const checks = Object.entries(setup.outputs).flatMap(([id, names]) =>
-        names.map(
-          o =>
-            `test -n "\${{ steps.${id}.outputs.${o} }}" || { echo "::error::output ${o} of step ${id} is empty"; exit 1; }`
-        )
+      // Each output reaches the check through env:, never pasted into the script.
+      const outputs = Object.entries(setup.outputs).flatMap(([id, names]) =>
+        names.map(o => ({id, o, name: `OUT_${id}_${o}`.replace(/[^A-Za-z0-9_]/g, '_').toUpperCase()}))
       );
+      const checks = outputs.map(
+        ({id, o, name}) => `test -n "$${name}" || { echo "::error::output ${o} of step ${id} is empty"; exit 1; }`
+      );
+      const checkEnv = Object.fromEntries(outputs.map(({id, o, name}) => [name, `\${{ steps.${id}.outputs.${o} }}`]));
       jobs[name] = {
         name: `examples/${example.id}.yml (${jobId})`,
         'runs-on': 'ubuntu-latest',
         'timeout-minutes': 15,
+        permissions: {contents: 'read'},
         ...(Object.keys(env).length > 0 ? {env} : {}),
         steps: [
-          {uses: 'actions/checkout@v4'},
-          {uses: 'actions/setup-node@v4', with: {'node-version': 24, cache: 'npm'}},
+          {uses: FOREIGN_ACTIONS[0], with: {'persist-credentials': false}},
+          {
+            uses: 'actions/setup-node@820762786026740c76f36085b0efc47a31fe5020',
+            with: {'node-version': 24, cache: 'npm'}
+          },
           {run: 'npm ci'},
           {
             name: 'Start the emulator',
@@ -120,7 +133,7 @@ export function examplesWorkflow(examples: Example[] = loadExamples()): Record<s
             run: `curl -fsS -X POST -H 'content-type: application/json' -d '${JSON.stringify(f)}' ${URL}/_emulator/faults`
           })),
           ...ciSteps(example, jobId, job.steps),
-          {name: 'Check the outputs', run: checks.join('\n')},
+          {name: 'Check the outputs', env: checkEnv, run: checks.join('\n')},
           {name: 'Emulator log', if: 'failure()', run: 'cat "$RUNNER_TEMP/emulator.log"'}
         ]
       };
@@ -129,7 +142,7 @@ export function examplesWorkflow(examples: Example[] = loadExamples()): Record<s
   return {
     name: 'examples',
     on: {push: {branches: ['main']}, pull_request: {}, workflow_dispatch: {}},
-    permissions: {contents: 'read'},
+    permissions: {},
     concurrency: {group: 'examples-${{ github.ref }}', 'cancel-in-progress': true},
     jobs
   };
@@ -143,7 +156,12 @@ export function examplesWorkflowText(): string {
     " Runs every example on GitHub's runner through `uses: ./actions/<name>` (the committed node24 bundles)\n" +
     ' against the emulator started in the job, with the recording fake docker. Regenerate with\n' +
     '   npx tsx packages/emulator/__faults__/kit/examples-ci.ts && npx prettier --write .github/workflows/examples.yml';
-  return doc.toString({lineWidth: 0});
+  // The version beside each pinned SHA, as every workflow of ours writes it.
+  return doc
+    .toString({lineWidth: 0})
+    .replace(/^(\s*(?:- )?uses: )(\S+@[0-9a-f]{40})$/gm, (line, _prefix: string, ref: string) =>
+      PINNED_VERSIONS[ref] ? `${line} # ${PINNED_VERSIONS[ref]}` : line
+    );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

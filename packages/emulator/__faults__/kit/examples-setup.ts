@@ -9,7 +9,13 @@ export const EXAMPLES_API_KEY = 'rb_examples_key_5d2a9c41e7';
 export const EXAMPLES_PROFILES: ProfileConfig[] = [
   {name: 'my-profile', architectures: ['amd64'], size: '32x64', readyDelayMs: 300},
   {name: 'my-backup-profile', architectures: ['amd64'], size: '16x32', readyDelayMs: 300},
-  {name: 'multi-arch-profile', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2, readyDelayMs: 300}
+  {
+    name: 'multi-arch-profile',
+    architectures: ['amd64', 'arm64'],
+    buildersPerAssignment: 2,
+    size: '32x64',
+    readyDelayMs: 300
+  }
 ];
 
 export const EXAMPLES_API_KEYS: ApiKey[] = [{key: EXAMPLES_API_KEY, scopes: ['builders']}];

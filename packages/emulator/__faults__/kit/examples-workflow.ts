@@ -1,85 +1,33 @@
-// The example workflows under examples/: parsed with `yaml`, their steps checked against the actions'
-// action.yml (every `uses:` resolves, every `with:` key is an input, every required input is given), and the
-// `${{ }}` expressions they use expanded the way the runner does. Both the local examples suite and the
-// generator of .github/workflows/examples.yml read them through this file.
-import {readdirSync, readFileSync} from 'node:fs';
-import {dirname, join, resolve} from 'node:path';
-import {parse} from 'yaml';
+// The example workflows under examples/: read by the runner harness's workflow reader, their steps checked
+// against the actions' action.yml (every `uses:` resolves, every `with:` key is an input, every required
+// input is given). Both the local examples suite and the generator of .github/workflows/examples.yml read
+// them through this file.
+import {readdirSync} from 'node:fs';
+import {join} from 'node:path';
+import {
+  loadActionManifest,
+  ourAction,
+  readWorkflow,
+  type Workflow,
+  type WorkflowStep
+} from '@remote-builder-actions/emulator';
 import {ROOT} from './actions.js';
 
+// The reader lives in the runner harness (packages/emulator/src/harness/workflow-file.ts), which runs a
+// workflow job from a file; these re-exports keep the suites' imports.
+export {
+  expand,
+  loadActionManifest,
+  ourActionNames,
+  type ActionInput,
+  type ActionManifest,
+  type ExpressionContext,
+  type Workflow,
+  type WorkflowJob,
+  type WorkflowStep
+} from '@remote-builder-actions/emulator';
+
 export const EXAMPLES_DIR = join(ROOT, 'examples');
-
-/** One input or output of an action.yml. */
-export interface ActionInput {
-  description?: string;
-  required?: boolean;
-  default?: string;
-}
-
-/** The parts of an action.yml the examples need. */
-export interface ActionManifest {
-  name: string;
-  /** actions/<name>/action.yml */
-  file: string;
-  inputs: Record<string, ActionInput>;
-  outputs: Record<string, {description?: string}>;
-  runs: {using: string; main: string; post?: string};
-  /** runs.main and runs.post resolved against the action's folder, as the runner resolves them. */
-  mainScript: string;
-  postScript?: string;
-}
-
-/** Reads actions/<name>/action.yml; throws naming the file when it lacks inputs or runs. */
-export function loadActionManifest(name: string): ActionManifest {
-  const file = join(ROOT, 'actions', name, 'action.yml');
-  const doc = parse(readFileSync(file, 'utf8')) as Partial<ActionManifest> | null;
-  if (!doc?.runs?.main) throw new Error(`${file}: no runs.main`);
-  const dir = dirname(file);
-  return {
-    name,
-    file,
-    inputs: doc.inputs ?? {},
-    outputs: doc.outputs ?? {},
-    runs: doc.runs,
-    mainScript: resolve(dir, doc.runs.main),
-    ...(doc.runs.post ? {postScript: resolve(dir, doc.runs.post)} : {})
-  };
-}
-
-/** The actions of this repository (folders under actions/). */
-export function ourActionNames(): string[] {
-  return readdirSync(join(ROOT, 'actions'), {withFileTypes: true})
-    .filter(d => d.isDirectory())
-    .map(d => d.name)
-    .sort();
-}
-
-/** A step as written in a workflow. */
-export interface WorkflowStep {
-  id?: string;
-  name?: string;
-  uses?: string;
-  with?: Record<string, string | number | boolean>;
-  run?: string;
-  env?: Record<string, string>;
-  shell?: string;
-  if?: string;
-}
-
-export interface WorkflowJob {
-  'runs-on': string;
-  env?: Record<string, string>;
-  steps: WorkflowStep[];
-  [key: string]: unknown;
-}
-
-export interface Workflow {
-  name: string;
-  on: unknown;
-  permissions?: Record<string, string>;
-  env?: Record<string, string>;
-  jobs: Record<string, WorkflowJob>;
-}
 
 export interface Example {
   /** File name without .yml, e.g. "multi-arch". */
@@ -95,7 +43,7 @@ export function loadExamples(): Example[] {
     .sort()
     .map(f => {
       const file = join(EXAMPLES_DIR, f);
-      return {id: f.replace(/\.yml$/, ''), file, workflow: parse(readFileSync(file, 'utf8')) as Workflow};
+      return {id: f.replace(/\.yml$/, ''), file, workflow: readWorkflow(file)};
     });
 }
 
@@ -111,23 +59,24 @@ export type StepKind =
  * `docker/login-action` is skipped locally and in CI (the recording fake docker knows only buildx, and no
  * registry accepts the push of a fork's pull request): pushes go nowhere.
  */
-export const FOREIGN_ACTIONS = ['actions/checkout@v4', 'docker/login-action@v3'] as const;
+export const FOREIGN_ACTIONS = [
+  'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1',
+  'docker/login-action@4907a6ddec9925e35a0a9e82d7399ccc52663121'
+] as const;
 
-/** Ours in the published form (`<owner>/remote-builder-actions/actions/<name>@<ref>`) or the local one. */
-const PUBLISHED = /^[^/\s]+\/remote-builder-actions\/actions\/([a-z-]+)@[\w.-]+$/;
-const LOCAL = /^\.\/actions\/([a-z-]+)$/;
+/** The version each pinned SHA is (the `# vX.Y.Z` comment our workflows write beside it). */
+export const PINNED_VERSIONS: Readonly<Record<string, string>> = {
+  'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1': 'v7.0.1',
+  'actions/setup-node@820762786026740c76f36085b0efc47a31fe5020': 'v7.0.0',
+  'docker/login-action@4907a6ddec9925e35a0a9e82d7399ccc52663121': 'v4.1.0'
+};
 
 /** What a step runs; throws naming the step when its `uses:` is not one the examples may use. */
 export function stepKind(step: WorkflowStep, where: string): StepKind {
   if (step.run !== undefined && step.uses === undefined) return {kind: 'run'};
   const uses = step.uses ?? '';
-  const ours = PUBLISHED.exec(uses) ?? LOCAL.exec(uses);
-  if (ours) {
-    const action = ours[1] as string;
-    if (!ourActionNames().includes(action))
-      throw new Error(`${where}: uses ${uses}, but there is no actions/${action}`);
-    return {kind: 'ours', action};
-  }
+  const action = ourAction(uses, where);
+  if (action) return {kind: 'ours', action};
   if ((FOREIGN_ACTIONS as readonly string[]).includes(uses)) return {kind: 'foreign', action: uses};
   throw new Error(
     `${where}: uses "${uses}": use ./actions/<name>, <owner>/remote-builder-actions/actions/<name>@v1 or one of ${FOREIGN_ACTIONS.join(', ')}`
@@ -177,29 +126,4 @@ export function lintWorkflow(workflow: Workflow, label: string): string[] {
     });
   }
   return problems;
-}
-
-/** The contexts an expression may read. */
-export interface ExpressionContext {
-  secrets: Record<string, string>;
-  vars: Record<string, string>;
-  env: Record<string, string>;
-  github: Record<string, string>;
-  /** steps.<id>.outputs.<name> */
-  steps: Record<string, {outputs: Record<string, string>}>;
-}
-
-/**
- * Expands every `${{ a.b.c }}` in text, as the runner does before a step sees it. Only property paths of the
- * contexts above; anything else (operators, functions) throws, naming it, so an example cannot depend on an
- * expression this suite does not evaluate. A missing secret, variable or output is '' (as on the runner).
- */
-export function expand(text: string, ctx: ExpressionContext): string {
-  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
-    const path = /^(secrets|vars|env|github)\.([A-Za-z_][\w-]*)$/.exec(expr);
-    if (path) return ctx[path[1] as 'secrets' | 'vars' | 'env' | 'github'][path[2] as string] ?? '';
-    const out = /^steps\.([A-Za-z_][\w-]*)\.outputs\.([A-Za-z_][\w-]*)$/.exec(expr);
-    if (out) return ctx.steps[out[1] as string]?.outputs[out[2] as string] ?? '';
-    throw new Error(`the expression \${{ ${expr} }} is not one the examples suite evaluates`);
-  });
 }

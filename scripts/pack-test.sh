@@ -134,9 +134,9 @@ case "$docker_mode" in
     fake_docker="$work/emulator/node_modules/@remote-builder-actions/emulator/fake-docker"
     [ -x "$fake_docker/docker" ] || fail "the emulator package ships no fake-docker/docker"
     export PATH="$fake_docker:$PATH" FAKE_DOCKER_DIR="$work/fake-docker-state"
-    # The fake has no `buildx ls`, nor reads BUILDX_BUILDER: `inspect --bootstrap --builder "$BUILDX_BUILDER"` shows the
-    # builder the CLI set it to, after a mutual-TLS handshake with each of its nodes.
-    run_command=(sh -c 'docker buildx inspect --bootstrap --builder "$BUILDX_BUILDER"')
+    # As the README gives it: the fake's `buildx ls` marks the builder the CLI set BUILDX_BUILDER to, and shows each
+    # node running only after a mutual-TLS handshake with it.
+    run_command=(docker buildx ls)
     echo "docker: the fake docker of the installed emulator package ($fake_docker/docker)"
     ;;
   real)

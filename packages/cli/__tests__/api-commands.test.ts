@@ -2,6 +2,7 @@
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {rmSync} from 'node:fs';
 import {Emulator} from '@remote-builder-actions/emulator';
+import {profileArchitectures} from '../src/commands/profiles.js';
 import {cli, sandbox, type Sandbox} from './helpers.js';
 
 const KEY = 'rb_cli_key_9f8e7d';
@@ -10,7 +11,11 @@ let box: Sandbox;
 
 beforeAll(async () => {
   emu = await Emulator.start({
-    profiles: [{name: 'small', id: 'bp_small'}, {name: 'large'}, {name: 'bp_small', id: 'bp_clash'}],
+    profiles: [
+      {name: 'small', id: 'bp_small'},
+      {name: 'large', architectures: ['amd64', 'arm64']},
+      {name: 'bp_small', id: 'bp_clash'}
+    ],
     apiKeys: [
       {key: KEY, scopes: ['ci', 'cache', 'builders']},
       {key: 'builders-only-key', scopes: ['builders']}
@@ -63,13 +68,35 @@ describe('stacks list', () => {
 });
 
 describe('profiles', () => {
-  test('list: a table and JSON', async () => {
+  test('list: a table with the architectures, and JSON', async () => {
     const r = await run('profiles', 'list');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('ID                   NAME');
-    expect(r.stdout).toContain('bp_small             small\n');
+    expect(r.stdout.split('\n')[0]).toBe('ID                   NAME      ARCHITECTURES');
+    expect(r.stdout).toContain('bp_small             small     amd64\n');
+    expect(r.stdout).toMatch(/^bp_\w+ +large +amd64,arm64$/m);
     const all = await json('profiles', 'list');
     expect(all.map((p: {name: string}) => p.name)).toEqual(['small', 'large', 'bp_small']);
+  });
+
+  test.each<[number, Record<string, unknown>, string[] | undefined]>([
+    [1, {architectures: ['amd64', 'arm64']}, ['amd64', 'arm64']],
+    [2, {architectures: 'amd64, arm64'}, ['amd64', 'arm64']],
+    [3, {arch: 'arm64'}, ['arm64']],
+    [4, {platforms: ['linux/amd64']}, ['linux/amd64']],
+    [5, {architectures: [], arch: 'amd64'}, ['amd64']],
+    [6, {architectures: [7, null, ' ']}, undefined],
+    [7, {architectures: {amd64: true}}, undefined],
+    [8, {}, undefined]
+  ])('%d: the architectures are read tolerantly from %j', (_n, fields, expected) => {
+    expect(profileArchitectures({id: 'bp_1', ...fields})).toEqual(expected);
+  });
+
+  test("the service's words are quoted as they are: the builder lifecycle's rewording is not applied", async () => {
+    const body = '{"error":"profile-name is not set on the runner"}';
+    emu.addFault({route: 'profiles', status: 400, body, times: 1});
+    const r = await run('profiles', 'list');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`remote-builder: error: Failed to list builder profiles: HTTP 400: ${body}\n`);
   });
 
   test('reset-cache by id (an id wins over a name), by name, and an unknown one', async () => {

@@ -3,7 +3,11 @@ import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/glob
 import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {Emulator} from '@remote-builder-actions/emulator';
-import {cli, dockerBuilders, dockerCalls, sandbox, start, waitFor, type Sandbox} from './helpers.js';
+import {ManualClock} from '../../core/__tests__/fakes/manual-clock.js';
+import {formatAge} from '../src/commands/builder-ls.js';
+import {execFile} from 'node:child_process';
+import {promisify} from 'node:util';
+import {cli, dockerBuilders, dockerCalls, FAKE_DOCKER_BIN, sandbox, start, waitFor, type Sandbox} from './helpers.js';
 
 const KEY = 'rb_builder_key_1a2b3c';
 let emu: Emulator;
@@ -434,5 +438,135 @@ describe('builder run', () => {
     expect(r.stderr).toMatch(/may still be billed: run "remote-builder builder down --name remote-builder-/);
     emu.clearFaults();
     expect((await cli(['builder', 'down'], b.env)).code).toBe(0);
+  });
+});
+
+describe('builder ls', () => {
+  test.each<[number, number, string]>([
+    [1, 0, '0s'],
+    [2, 59999, '59s'],
+    [3, 60000, '1m'],
+    [4, 3723000, '1h 2m'],
+    [5, 90000000, '1d 1h'],
+    [6, -5000, '0s']
+  ])('%d: formatAge(%d) is %j', (_n, ms, age) => {
+    expect(formatAge(ms)).toBe(age);
+  });
+
+  test("lists this machine's builders with profile, ids, age and whether the service still has them assigned", async () => {
+    const b = fresh();
+    expect(await cli(['builder', 'ls'], b.env)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `No builder is up (${b.stateDir}).\n`
+    });
+    expect((await cli(['builder', 'up', '--profile', 'amd', '--name', 'one'], b.env)).code).toBe(0);
+    expect((await cli(['builder', 'up', '--profile', 'multi', '--name', 'two', '--no-use'], b.env)).code).toBe(0);
+    const state = (name: string) => JSON.parse(readFileSync(join(b.stateDir, `${name}.json`), 'utf8'));
+    const [one, two] = [state('one'), state('two')];
+    const [twoA, twoB] = two.builder.builderIds as string[];
+    // Seen 1 h 2 min 3 s after "one" was brought up; one of the two builders of "two" torn down behind its back.
+    const clock = new ManualClock(Date.parse(one.createdAt) + 3723000);
+    await fetch(`${emu.url}/api/v1/builders/${twoB}/teardown`, {
+      method: 'DELETE',
+      headers: {Authorization: `Bearer ${KEY}`}
+    });
+    const table = await cli(['builder', 'ls'], b.env, {clock});
+    expect(table.code).toBe(0);
+    expect(table.stderr).toBe('');
+    const rows = table.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^NAME +PROFILE +BUILDER IDS +AGE +ASSIGNED$/);
+    expect(rows[1]).toMatch(new RegExp(`^one +amd +${one.builder.builderIds[0]} +1h 2m +yes$`));
+    expect(rows[2]).toMatch(new RegExp(`^two +multi +${twoA},${twoB} +1h 2m +1 of 2$`));
+    expect(rows).toHaveLength(3);
+
+    const listed = JSON.parse((await cli(['builder', 'ls', '--json'], b.env, {clock})).stdout);
+    expect(listed[1]).toEqual({
+      name: 'two',
+      profile: 'multi',
+      builderIds: [twoA, twoB],
+      createdAt: two.createdAt,
+      ageSeconds: Math.floor((clock.now() - Date.parse(two.createdAt)) / 1000),
+      stateFile: join(b.stateDir, 'two.json'),
+      builders: [
+        {id: twoA, assigned: true, status: 'ready'},
+        {id: twoB, assigned: false, status: 'terminated', why: 'its status is "terminated"'}
+      ]
+    });
+
+    // A service that cannot answer: "?" and a warning, not a guess.
+    emu.addFault({route: 'details', status: 500, builderId: one.builder.builderIds[0]});
+    const unknown = await cli(['builder', 'ls'], b.env);
+    expect(unknown.code).toBe(0);
+    expect(unknown.stdout.split('\n')[1]).toMatch(/ \?$/);
+    expect(unknown.stderr).toMatch(
+      new RegExp(
+        `^remote-builder: warning: Could not ask the service about ${one.builder.builderIds[0]} \\(builder "one"\\): Failed to get builder details: HTTP 500`
+      )
+    );
+    emu.clearFaults();
+    expect((await cli(['builder', 'down', '--name', 'one'], b.env)).code).toBe(0);
+    expect((await cli(['builder', 'down', '--name', 'two'], b.env)).code).toBe(0);
+  });
+});
+
+describe('docker buildx ls (the recording fake docker) shows the builder the CLI made', () => {
+  const ls = async (b: Sandbox, env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> =>
+    (await promisify(execFile)(join(FAKE_DOCKER_BIN, 'docker'), ['buildx', 'ls', ...args], {env: {...b.env, ...env}}))
+      .stdout;
+
+  test('as the buildx version it reports prints it: a flat table before 0.13, nodes under builders since; JSON', async () => {
+    const b = fresh();
+    expect((await cli(['builder', 'up', '--profile', 'amd', '--name', 'ls-me'], b.env)).code).toBe(0);
+    const state = JSON.parse(readFileSync(join(b.stateDir, 'ls-me.json'), 'utf8'));
+    const id: string = state.builder.builderIds[0];
+    const endpoint = (dockerBuilders(b)['ls-me'] as {nodes: {endpoint: string}[]}).nodes[0]?.endpoint as string;
+    const pad = (text: string, width: number) => text.padEnd(width);
+    // docker's table formatter: columns at least 10 wide, 3 spaces apart; the current builder marked "*".
+    const w = [Math.max(id.length + 4, 9) + 3, endpoint.length + 4 + 3, 'running'.length + 3, 'BUILDKIT'.length + 3];
+    expect(await ls(b, {FAKE_DOCKER_BUILDX_VERSION: '0.13.1'})).toBe(
+      [
+        pad('NAME/NODE', w[0]!) +
+          pad('DRIVER/ENDPOINT', w[1]!) +
+          pad('STATUS', w[2]!) +
+          pad('BUILDKIT', w[3]!) +
+          'PLATFORMS',
+        pad('ls-me*', w[0]!) + pad('remote', w[1]!) + pad('', w[2]!) + pad('', w[3]!),
+        pad(` \\_ ${id}`, w[0]!) +
+          pad(` \\_ ${endpoint}`, w[1]!) +
+          pad('running', w[2]!) +
+          pad('v0.13.2', w[3]!) +
+          'linux/amd64*',
+        pad('default', w[0]!) + pad('docker', w[1]!) + pad('', w[2]!) + pad('', w[3]!),
+        pad(' \\_ default', w[0]!) +
+          pad(' \\_ default', w[1]!) +
+          pad('running', w[2]!) +
+          pad('v0.13.2', w[3]!) +
+          'linux/amd64, linux/386',
+        ''
+      ].join('\n')
+    );
+    const flat = (await ls(b, {FAKE_DOCKER_BUILDX_VERSION: '0.12.1'})).split('\n');
+    expect(flat[1]).toMatch(/^ls-me \* +remote +$/);
+    expect(flat[2]).toMatch(new RegExp(`^  ${id} +${endpoint} running v0\\.13\\.2 +linux/amd64\\*$`));
+    // BUILDX_BUILDER (as "builder run" sets it) names the current builder.
+    expect((await ls(b, {FAKE_DOCKER_BUILDX_VERSION: '0.13.1', BUILDX_BUILDER: 'default'})).split('\n')[3]).toMatch(
+      /^default\* +docker/
+    );
+    const json = (await ls(b, {FAKE_DOCKER_BUILDX_VERSION: '0.24.0'}, '--format', 'json')).trim().split('\n');
+    expect(json.map(l => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        Name: 'ls-me',
+        Driver: 'remote',
+        Current: true,
+        Nodes: [expect.objectContaining({Name: id, Endpoint: endpoint, Status: 'running', Platforms: ['linux/amd64']})]
+      }),
+      expect.objectContaining({Name: 'default', Driver: 'docker', Current: false})
+    ]);
+    // Before 0.21 a line per builder and one more per node, without "Current".
+    const older = (await ls(b, {FAKE_DOCKER_BUILDX_VERSION: '0.20.0'}, '--format', 'json')).trim().split('\n');
+    expect(older.map(l => JSON.parse(l).Name)).toEqual(['ls-me', 'ls-me', 'default', 'default']);
+    expect(JSON.parse(older[0]!)).not.toHaveProperty('Current');
+    expect((await cli(['builder', 'down', '--name', 'ls-me'], b.env)).code).toBe(0);
   });
 });

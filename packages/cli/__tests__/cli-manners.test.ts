@@ -193,3 +193,57 @@ describe('wording and progress', () => {
     for (const text of outputs) expect(text).not.toMatch(/\b(main|post)\b/i);
   });
 });
+
+describe("the CLI's own words, and the two API URL mistakes explained", () => {
+  test.each<[number, (b: Sandbox) => string[], NodeJS.ProcessEnv, string]>([
+    [
+      1,
+      () => ['builder', 'up', '--profile', 'nosuch'],
+      {},
+      'unknown builder profile "nosuch": check --profile against the builder profiles in the web UI; or --api-url'
+    ],
+    [
+      2,
+      () => ['builder', 'up', '--profile', 'amd'],
+      {FAKE_DOCKER_FAIL: 'version'},
+      'check or reinstall the buildx plugin on this machine (https://docs.docker.com/go/buildx/)'
+    ],
+    [
+      3,
+      () => ['profiles', 'list'],
+      {REMOTE_BUILDER_API_KEY: 'rb_wrong_key_000'},
+      'check the API key (--api-key or REMOTE_BUILDER_API_KEY): it is missing, wrong or revoked'
+    ]
+  ])(
+    '%d: core messages name the flags and "this machine", not the action inputs and "the runner"',
+    async (_n, argv, env, message) => {
+      const b = fresh(env);
+      const r = await cli(argv(b), b.env);
+      expect(r.code).toBe(1);
+      expect(errorLines(r.stderr)).toEqual([expect.stringContaining(message)]);
+      expect(r.stderr).not.toMatch(/(?<!-)\b(profile-name|api-url|api-key)\b|\brunner\b/);
+    }
+  );
+
+  test('an https:// URL to the (plain HTTP) emulator: said so, with the http:// URL to use; one attempt', async () => {
+    const b = fresh({REMOTE_BUILDER_API_URL: emu.url.replace(/^http:/, 'https:')});
+    const r = await cli(['profiles', 'list'], b.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `${PREFIX}Failed to list builder profiles: EPROTO (the server at ${emu.url.replace(/^http:/, 'https:')} answered in plain HTTP, not TLS: use ${emu.url})\n`
+    );
+  });
+
+  test('an --api-url that ends in /api/v1: the 404 says to drop the suffix, before anything is assigned', async () => {
+    const b = fresh();
+    const before = assigns();
+    const r = await cli(['builder', 'up', '--profile', 'amd', '--api-url', `${emu.url}/api/v1`], b.env);
+    expect(r.code).toBe(1);
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringContaining(
+        `(--api-url ${emu.url}/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /api/v1/api/v1/…: drop the suffix and use ${emu.url})`
+      )
+    ]);
+    expect(assigns()).toBe(before);
+  });
+});

@@ -113,6 +113,40 @@ describe('usage errors exit 2 and point at the help', () => {
   });
 });
 
+describe('an option before the command name that is not a global one', () => {
+  test.each<[number, string[], string, string]>([
+    [
+      1,
+      ['--profle', 'default', 'builder', 'run', '--', 'true'],
+      'unknown option "--profle"; did you mean --profile (an option of "builder up", "builder run")?',
+      'remote-builder --help'
+    ],
+    [
+      2,
+      ['--api-ulr', 'http://x', 'builder', 'up'],
+      'unknown option "--api-ulr"; did you mean --api-url?',
+      'remote-builder --help'
+    ],
+    [3, ['--verison'], 'unknown option "--verison"; did you mean --version?', 'remote-builder --help'],
+    [4, ['-x'], 'unknown option "-x"', 'remote-builder --help'],
+    [
+      5,
+      ['--profile', 'ci', 'builder', 'up'],
+      '--profile is an option of "builder up", "builder run": put it after the command\'s name',
+      'remote-builder --help'
+    ],
+    [
+      6,
+      ['builder', '--timout', '5', 'up'],
+      'unknown option "--timout"; did you mean --timeout (an option of "builder up", "builder run")?',
+      'remote-builder builder --help'
+    ]
+  ])('%d: %j names it, with the closest option, instead of an unknown command', async (_n, argv, message, helpAt) => {
+    const r = await cli(argv, ENV);
+    expect(r).toEqual({code: 2, stdout: '', stderr: `remote-builder: error: ${message}\nRun "${helpAt}" for usage.\n`});
+  });
+});
+
 describe('credentials', () => {
   test.each<[number, NodeJS.ProcessEnv, string[], RegExp]>([
     [1, {REMOTE_BUILDER_API_KEY: 'test-key-123'}, [], /--api-url: is required: set REMOTE_BUILDER_API_URL/],

@@ -19,15 +19,21 @@ test.each<[number, NodeJS.ProcessEnv, string]>([
 
 test('saves JSON values readably, reads them back, 0600, removes', () => {
   dir = mkdtempSync(join(tmpdir(), 'rb-state-'));
-  const store = new FileStateStore(join(dir, 'sub', 'b.json'));
+  let now = Date.parse('2026-01-02T03:04:05.000Z');
+  const store = new FileStateStore(join(dir, 'sub', 'b.json'), {now: () => now});
   expect(store.exists()).toBe(false);
   expect(store.get('builder')).toBe('');
+  expect(store.createdAt()).toBeUndefined();
   store.save('builder', '{"v":1,"builderIds":["a"]}');
+  now += 60000;
   store.save('note', 'plain text');
+  // The creation time is that of the first save.
   expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
     builder: {v: 1, builderIds: ['a']},
-    note: 'plain text'
+    note: 'plain text',
+    createdAt: '2026-01-02T03:04:05.000Z'
   });
+  expect(store.createdAt()).toEqual(new Date('2026-01-02T03:04:05.000Z'));
   expect(store.get('builder')).toBe('{"v":1,"builderIds":["a"]}');
   expect(store.get('note')).toBe('plain text');
   expect(statSync(store.path).mode & 0o777).toBe(0o600);
@@ -35,6 +41,13 @@ test('saves JSON values readably, reads them back, 0600, removes', () => {
   store.remove();
   expect(store.exists()).toBe(false);
   expect(listStateNames(join(dir, 'none'))).toEqual([]);
+});
+
+test('a state file without its creation time (an older CLI) is as old as its last change', () => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-state-'));
+  const path = stateFileOf(dir, 'old');
+  writeFileSync(path, '{"builder": {}}');
+  expect(new FileStateStore(path).createdAt()).toEqual(statSync(path).mtime);
 });
 
 test('a corrupt file is an error naming it', () => {

@@ -16,6 +16,15 @@ test('levels, groups and debug only when verbose', async () => {
   );
 });
 
+test('wording rewrites every line, before the secrets are masked', () => {
+  const out = new Capture();
+  const logger = new TerminalLogger({stream: out, progressIntervalMs: 0, wording: l => l.replace('runner', 'machine')});
+  logger.setSecret('s3cret');
+  logger.error('on the runner with s3cret');
+  logger.info('runner');
+  expect(out.text).toBe('remote-builder: error: on the machine with ***\nmachine\n');
+});
+
 test('secrets are masked, longest first', () => {
   const out = new Capture();
   const logger = new TerminalLogger({stream: out});

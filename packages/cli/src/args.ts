@@ -19,6 +19,9 @@ export const GLOBAL_OPTIONS = {
 /** Global options that take a value (skipped when looking for the command name). */
 const GLOBAL_VALUE_FLAGS = new Set(['--api-url', '--api-key']);
 
+/** Every spelling of the global options, and --version (known before the command name). */
+export const TOP_LEVEL_OPTIONS = [...knownOptions(GLOBAL_OPTIONS), '--version'];
+
 /** The words naming the command (e.g. ['runners', 'list']) and the remaining arguments. */
 export interface CommandLine {
   words: string[];
@@ -120,6 +123,26 @@ function checkOption(t: OptionToken, typed: string, options: OptionSpecs, known:
       command
     );
   }
+}
+
+/**
+ * The option written before the command name that its first unknown word is most likely the value of:
+ * `--profle default builder run` reads "default" as the command when it is the value of a mistyped (or
+ * misplaced) option. Else the first option before `--` that is not a global one (`--jsno profiles`).
+ * `--x=value` carries its own value. Undefined when every option before the command is a global one.
+ */
+export function strayOption(args: readonly string[], unknownWord?: string): string | undefined {
+  const end = args.indexOf('--');
+  const before = end < 0 ? args : args.slice(0, end);
+  const isStray = (a: string): boolean =>
+    a.startsWith('-') && a !== '-' && !TOP_LEVEL_OPTIONS.includes(a.replace(/=.*$/, ''));
+  if (unknownWord !== undefined) {
+    const i = before.indexOf(unknownWord);
+    const prev = i > 0 ? (before[i - 1] as string) : '';
+    if (isStray(prev) && !prev.includes('=')) return prev;
+  }
+  const wordAt = unknownWord === undefined ? before.length : before.indexOf(unknownWord);
+  return before.slice(0, wordAt < 0 ? before.length : wordAt).find(isStray);
 }
 
 /** True when --help or -h appears before any `--`. */

@@ -6,7 +6,7 @@ import {
   InputError,
   PROJECT_VERSION
 } from '@remote-builder-actions/core';
-import {GLOBAL_OPTIONS, parseCommandArgs, splitCommand, wantsHelp} from './args.js';
+import {GLOBAL_OPTIONS, parseCommandArgs, splitCommand, strayOption, TOP_LEVEL_OPTIONS, wantsHelp} from './args.js';
 import {GLOBAL_HELP, type Command, type CommandGroup} from './command.js';
 import {builderGroup} from './commands/builder.js';
 import {imagesGroup} from './commands/images.js';
@@ -100,11 +100,16 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
       write(topHelp());
       return ExitCode.Ok;
     }
+    const stray = strayOption(rest);
+    if (stray !== undefined) return usageFailure(deps, strayOptionError(stray));
     write(topHelp(), 'stderr');
     return ExitCode.Usage;
   }
   const group = COMMAND_GROUPS.find(g => g.name === groupName);
   if (!group) {
+    // `--profle default builder run`: "default" is the value of a mistyped option, not a command.
+    const stray = strayOption(argv, groupName);
+    if (stray !== undefined) return usageFailure(deps, strayOptionError(stray));
     const guess = closest(
       groupName,
       COMMAND_GROUPS.map(g => g.name)
@@ -124,6 +129,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
   }
   const command = group.commands.find(c => c.name === commandName);
   if (!command) {
+    const stray = strayOption(argv, commandName);
+    if (stray !== undefined) return usageFailure(deps, strayOptionError(stray, group.name));
     const guess = closest(
       commandName,
       group.commands.map(c => c.name)
@@ -145,7 +152,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
   }
 
   const controller = new AbortController();
-  const ctx = new CommandContext(deps, parsed.values, controller.signal);
+  const ctx = new CommandContext(deps, parsed.values, controller.signal, {coreWording: group.name === 'builder'});
   const onSignal = (signal: NodeJS.Signals): void => {
     if (!controller.signal.aborted) {
       ctx.logger.info(`Received ${signal}: stopping; assigned builders are torn down first`);
@@ -167,6 +174,33 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     signals.off('SIGTERM', onSignal);
     ctx.close();
   }
+}
+
+/** The commands (`builder up`, …) that take the long option `name`. */
+function commandsWith(name: string): string[] {
+  const key = name.replace(/^--/, '');
+  return COMMAND_GROUPS.flatMap(g =>
+    g.commands.filter(c => name.startsWith('--') && Object.hasOwn(c.options, key)).map(c => `"${g.name} ${c.name}"`)
+  );
+}
+
+/**
+ * The error for an option before the command name that is not a global one: a command's option (it goes after
+ * the command's name), or a mistyped one, with the closest option of any command when there is one.
+ */
+function strayOptionError(typed: string, helpOf?: string): UsageError {
+  const name = typed.replace(/=.*$/, '');
+  const owners = commandsWith(name);
+  if (owners.length > 0) {
+    return new UsageError(`${name} is an option of ${owners.join(', ')}: put it after the command's name`, helpOf);
+  }
+  const commandOptions = COMMAND_GROUPS.flatMap(g => g.commands.flatMap(c => Object.keys(c.options)));
+  const candidates = [...new Set([...TOP_LEVEL_OPTIONS, ...commandOptions.map(o => `--${o}`)])];
+  const guess = name.startsWith('--') ? closest(name, candidates) : undefined;
+  if (guess === undefined) return new UsageError(`unknown option "${name}"`, helpOf);
+  const of = commandsWith(guess);
+  const where = of.length > 0 && !TOP_LEVEL_OPTIONS.includes(guess) ? ` (an option of ${of.join(', ')})` : '';
+  return new UsageError(`unknown option "${name}"; did you mean ${guess}${where}?`, helpOf);
 }
 
 function usageFailure(deps: CliDeps, e: UsageError): number {

@@ -15,6 +15,7 @@ import {
 } from '@remote-builder-actions/core';
 import {str, type OptionValues} from './args.js';
 import {nodeChildRunner, type ChildRunner} from './child-runner.js';
+import {inCliWords} from './cli-wording.js';
 import {formatJson, type TextSink} from './output.js';
 import {defaultStateDir} from './state-file.js';
 import {TerminalLogger} from './terminal-logger.js';
@@ -70,7 +71,12 @@ export class CommandContext {
   readonly #signalListeners = new Set<(signal: NodeJS.Signals) => void>();
   #received?: NodeJS.Signals;
 
-  constructor(deps: CliDeps, values: OptionValues, signal: AbortSignal) {
+  /**
+   * `coreWording`: the command runs core's builder lifecycle, whose messages speak to an action's step; its
+   * lines are put in the CLI's words (inCliWords). Off for the other commands, whose lines quote the service's
+   * answers about runners, which those rewrites must not touch.
+   */
+  constructor(deps: CliDeps, values: OptionValues, signal: AbortSignal, opts: {coreWording?: boolean} = {}) {
     this.deps = deps;
     this.#values = values;
     this.json = values.json === true;
@@ -78,7 +84,8 @@ export class CommandContext {
     this.logger = new TerminalLogger({
       stream: deps.stderr,
       verbose: values.verbose === true,
-      progressIntervalMs: deps.progressIntervalMs
+      progressIntervalMs: deps.progressIntervalMs,
+      ...(opts.coreWording ? {wording: inCliWords} : {})
     });
   }
 
@@ -149,6 +156,8 @@ export class CommandContext {
           token: o.token,
           logger: o.logger,
           transport: new NodeHttpTransport({env: this.env}),
+          // The service's hints name what to fix in the CLI's terms.
+          inputNames: {apiUrl: '--api-url', apiKey: `API key (--api-key or ${Env.ApiKey})`},
           ...(o.requestTimeoutMs !== undefined ? {requestTimeoutMs: o.requestTimeoutMs} : {})
         }));
     const client = make({

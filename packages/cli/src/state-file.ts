@@ -1,8 +1,21 @@
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs';
 import {homedir} from 'node:os';
 import {dirname, join} from 'node:path';
 import type {StateStore} from '@remote-builder-actions/core';
 import {describeFsError, isFsError} from './fs-errors.js';
+
+/** The key of the state file's creation time (ISO 8601), beside the keys core saves. */
+export const CREATED_AT = 'createdAt';
 
 /** How to put the state somewhere else, appended to file-system errors. */
 export const STATE_WHERE = 'set XDG_STATE_HOME, or pass --state-file and --cert-dir, to keep the state elsewhere';
@@ -35,13 +48,22 @@ export function listStateNames(dir: string): string[] {
 /**
  * FileStateStore is core's StateStore on a JSON file (mode 0600), written atomically on every save, so
  * `builder down` in another process finds what `builder up` assigned even if `up` was killed. It holds what
- * core saves (builder ids, buildx name, certificate folder, API URL): nothing secret.
+ * core saves (builder ids, buildx name, certificate folder, API URL), and when the file was first written
+ * (CREATED_AT, for the age `builder ls` shows): nothing secret.
  */
 export class FileStateStore implements StateStore {
-  constructor(readonly path: string) {}
+  readonly #now: () => number;
+
+  constructor(
+    readonly path: string,
+    opts: {now?: () => number} = {}
+  ) {
+    this.#now = opts.now ?? Date.now;
+  }
 
   save(key: string, value: string): void {
     const data = this.#read();
+    data[CREATED_AT] ??= new Date(this.#now()).toISOString();
     let parsed: unknown = value;
     try {
       parsed = JSON.parse(value);
@@ -62,6 +84,14 @@ export class FileStateStore implements StateStore {
     const v = this.#read()[key];
     if (v === undefined) return '';
     return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+
+  /** When the file was first written (an older file without it: its last change); undefined when there is none. */
+  createdAt(): Date | undefined {
+    if (!this.exists()) return undefined;
+    const at = this.#read()[CREATED_AT];
+    const date = typeof at === 'string' ? new Date(at) : undefined;
+    return date && !Number.isNaN(date.getTime()) ? date : fsStep(() => statSync(this.path).mtime);
   }
 
   exists(): boolean {

@@ -30,12 +30,14 @@ export interface TerminalLoggerOpts {
   now?: () => number;
   /** Drives the "still …" check [setInterval]. */
   ticker?: Ticker;
+  /** Rewrites every line before it is printed, e.g. inCliWords [none]. */
+  wording?: (line: string) => string;
 }
 
 /**
  * TerminalLogger is core's Logger for a terminal: plain lines on stderr, `==> title` per group, errors and
  * warnings prefixed with `remote-builder: error:` / `remote-builder: warning:`, and every registered secret
- * masked. A group that goes quiet (an assignment the service holds, a slow teardown) gets a "… still …
+ * masked (after the `wording` rewrite, if any). A group that goes quiet (an assignment the service holds, a slow teardown) gets a "… still …
  * (N s)" line after each silent interval; waits that report their own progress (core's readiness prints
  * "Still waiting after N s of T s" every 10 s) keep it quiet, so the two never repeat each other.
  */
@@ -45,6 +47,7 @@ export class TerminalLogger implements Logger {
   readonly #intervalMs: number;
   readonly #now: () => number;
   readonly #ticker: Ticker;
+  readonly #wording: (line: string) => string;
   readonly #secrets = new Set<string>();
   /** Bumped by every line written (debug lines hidden by !verbose do not count). */
   #written = 0;
@@ -55,6 +58,7 @@ export class TerminalLogger implements Logger {
     this.#intervalMs = opts.progressIntervalMs ?? 15000;
     this.#now = opts.now ?? Date.now;
     this.#ticker = opts.ticker ?? intervalTicker;
+    this.#wording = opts.wording ?? (line => line);
   }
 
   debug(message: string): void {
@@ -106,6 +110,6 @@ export class TerminalLogger implements Logger {
 
   #write(line: string): void {
     this.#written++;
-    this.#stream.write(`${this.mask(line)}\n`);
+    this.#stream.write(`${this.mask(this.#wording(line))}\n`);
   }
 }

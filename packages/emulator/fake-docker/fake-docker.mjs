@@ -8,9 +8,23 @@
 // `create` is a remote-driver create; `create-local` a docker-container one (the local fallback builder).
 // `buildx build`/`bake` print `#0 building with "<builder>" instance using remote driver` to stderr first
 // (before any fault), then write --metadata-file (containerimage.digest, image.name from --tag) and --iidfile.
+// FAKE_DOCKER_BUILD_WARNINGS=<file>: build checks in the metadata, and buildx's local state (./build-checks.mjs).
 // FAKE_DOCKER_BUILDX_VERSION sets the version `buildx version` reports (default 0.13.1);
 // FAKE_DOCKER_BUILDKIT_VERSION the `BuildKit version:` of every node in `inspect --bootstrap` (default
 // v0.13.2; empty = not printed).
+// Version-dependent faults (by FAKE_DOCKER_BUILDX_VERSION, see buildxSince): FAKE_DOCKER_NODE_DOWN=<node,...>
+// nodes that do not answer: `inspect --bootstrap` does not dial them, they are inactive and their boot fails;
+// buildx < 0.22 still exits 0 (the node printed `Status: inactive`) when another node booted in the same run
+// (FAKE_DOCKER_NODE_BOOTING=<node,...>: nodes not running until booted, which boot fine), and fails when every
+// node it booted failed; >= 0.22 fails whenever one failed (docker/buildx#3062). FAKE_DOCKER_BROKEN_BUILDERS=
+// <name,...> builders buildx cannot load: `rm` fails; below 0.36 the builder stays, from 0.36 it is removed
+// anyway (docker/buildx#3934). FAKE_DOCKER_BUILDX_STORE=1 also keeps buildx's own files of each builder in
+// its config dir (BUILDX_CONFIG, else $DOCKER_CONFIG/buildx, else ~/.docker/buildx): instances/<name> and
+// activity/<name> (create), removed with refs/<name>/ by a successful rm. `docker info`: the engine's image
+// store with FAKE_DOCKER_IMAGE_STORE=containerd|classic (DriverStatus as Docker 26-29 print it); without it, no
+// engine is reachable (with --format, exit 0 and the error in ServerErrors, as the docker CLI does). A build
+// loaded (--load) into the containerd store by buildx >= 0.24 writes the manifest digest to --iidfile and no
+// containerimage.config.digest (docker/buildx#3136).
 // Progress: after the `#0` line a build or bake prints buildx's plain progress to stderr (progress.mjs; the
 // shape of the real captures in packages/core/__tests__/docker/fixtures/): load build definition,
 // metadata, .dockerignore, `[1/4] FROM`, build context, three steps `[2/4] WORKDIR`, `[3/4] COPY`,
@@ -40,9 +54,11 @@
 import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {homedir} from 'node:os';
 import {basename, join} from 'node:path';
 import {connect} from 'node:tls';
 import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
+import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
 import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
 import {bakeProgress, buildProgress} from './progress.mjs';
 
@@ -172,6 +188,10 @@ if (
   die(`fake docker: FAKE_DOCKER_BUILD_FAIL_OUTPUT="${failKind}" is not one of ${FAILURE_KINDS.join(', ')}`);
 }
 
+if (args[0] === 'info') {
+  dockerInfo();
+  process.exit(0);
+}
 if (args[0] !== 'buildx') die(`fake docker only knows "docker buildx", got: ${args.join(' ')}`);
 const cmd = args[1];
 
@@ -199,6 +219,7 @@ if (cmd === 'version') {
         ? {...builders[name], nodes: [...builders[name].nodes, entry]}
         : {nodes: [entry], use: args.includes('--use')};
       store(builders);
+      buildxStoreSave(name, builders[name]);
       return undefined;
     });
     if (error) die(error);
@@ -209,20 +230,30 @@ if (cmd === 'version') {
   const builder = load()[name];
   if (!builder) die(`no builder "${name}" found`);
   if (args.includes('--bootstrap')) {
-    if (!maybeFault('bootstrap')) await bootstrap(name, builder);
+    if (!maybeFault('bootstrap')) await bootstrap(name, builder, bootNodes(builder));
   } else {
     console.log(`Name:   ${name}\nDriver: ${builder.nodes[0]?.driver || 'remote'}`);
   }
 } else if (cmd === 'rm') {
   const name = args[args.length - 1];
   if (!maybeFault('rm')) {
+    const broken = listEnv('FAKE_DOCKER_BROKEN_BUILDERS').includes(name);
     const error = withLock(() => {
       const builders = load();
       if (!builders[name]) return `no builder "${name}" found`;
+      // A builder buildx cannot load: kept below 0.36, removed anyway from 0.36 (docker/buildx#3934).
+      if (broken && !buildxSince(36)) return 'broken';
       delete builders[name];
       store(builders);
-      return undefined;
+      buildxStoreRemove(name);
+      return broken ? 'broken' : undefined;
     });
+    if (error === 'broken') {
+      process.stderr.write(
+        `failed to remove ${name}: fake docker: cannot load builder "${name}" (FAKE_DOCKER_BROKEN_BUILDERS)\n`
+      );
+      die('failed to remove one or more builders');
+    }
     if (error) die(error);
   }
 } else if (cmd === 'bake' && args.includes('--print')) {
@@ -285,6 +316,7 @@ if (cmd === 'version') {
           };
         }
         writeFileSync(meta, JSON.stringify(out));
+        addBakeChecks(meta, definition.target, out);
       }
       process.stderr.write(progress.body);
       warmUp();
@@ -321,30 +353,47 @@ if (cmd === 'version') {
     else {
       const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
       if (ms > 0) await new Promise(r => setTimeout(r, ms));
+      // Loaded into the containerd image store by buildx >= 0.24: the image id is the manifest digest and the
+      // config digest key is dropped (docker/buildx#3136).
+      const manifestId =
+        outputs.some(o => /(^|,)type=docker\b/.test(o)) &&
+        process.env.FAKE_DOCKER_IMAGE_STORE === 'containerd' &&
+        buildxSince(24);
       const meta = flag('--metadata-file');
       if (meta)
         writeFileSync(
           meta,
           JSON.stringify({
             'buildx.build.ref': `${builderName}/node/fakebuildref`,
-            'containerimage.config.digest': 'sha256:' + '2'.repeat(64),
+            ...(manifestId ? {} : {'containerimage.config.digest': 'sha256:' + '2'.repeat(64)}),
             'containerimage.digest': 'sha256:' + '0'.repeat(64),
             ...(tags.length > 0 ? {'image.name': tags.join(',')} : {})
           })
         );
+      if (meta) addBuildChecks(meta, `${builderName}/node/fakebuildref`, args);
       const iid = flag('--iidfile');
-      if (iid) writeFileSync(iid, 'sha256:' + '1'.repeat(64));
+      if (iid) writeFileSync(iid, 'sha256:' + (manifestId ? '0' : '1').repeat(64));
       process.stderr.write(progress.body);
       warmUp();
     }
   }
+} else if (cmd === 'ls') {
+  await ls();
 } else {
   die(`fake docker does not implement "buildx ${cmd}"`);
 }
 
-async function bootstrap(name, builder) {
+async function bootstrap(name, builder, down = new Set()) {
   console.log(`Name:   ${name}\nDriver: ${builder.nodes[0]?.driver || 'remote'}`);
   for (const n of builder.nodes) {
+    if (down.has(n.node)) {
+      const configured = (n.platforms || '').split(',').filter(Boolean);
+      console.log(
+        `\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    inactive\n` +
+          (configured.length > 0 ? `Platforms: ${configured.map(p => `${p}*`).join(', ')}` : '')
+      );
+      continue;
+    }
     const url = new URL(n.endpoint);
     // Only remote nodes are dialled; a docker-container node "boots" at once.
     await new Promise((resolve, reject) => {
@@ -382,4 +431,231 @@ async function bootstrap(name, builder) {
         }`
     );
   }
+}
+
+// `buildx ls` as buildx prints it (commands/ls.go), by the version `buildx version` reports: before 0.13 a
+// flat table (nodes indented by two spaces, the current builder "name *"); from 0.13 docker's table formatter
+// (column width at least 10, 3 spaces apart) with each node under its builder behind ` \_ `, the current
+// builder "name*", and `--format json`: one line per builder and one more per node until 0.21, then one per
+// builder, with "Current" from 0.24. The current builder is BUILDX_BUILDER, else the last one created with
+// --use, else docker's `default` (listed after the others, sorted by name, as docker's context builder). A remote node is "running"
+// when a mutual-TLS handshake with it succeeds, else "inactive" (buildx's remote driver). Buildx 0.18+
+// shortens a node's platforms past 4; the fake's nodes have fewer, so they are printed whole.
+async function ls() {
+  const [major, minor] = (process.env.FAKE_DOCKER_BUILDX_VERSION || '0.13.1').replace(/^v/, '').split('.').map(Number);
+  const since = m => major > 0 || minor >= m;
+  if (!since(13) && args.some(a => a === '--format' || a.startsWith('--format='))) die('unknown flag: --format');
+  const format = flag('--format') ?? args.find(a => a.startsWith('--format='))?.slice('--format='.length) ?? 'table';
+  if (format !== 'table' && format !== 'json') die(`fake docker: buildx ls --format ${format} is not implemented`);
+  const bk = process.env.FAKE_DOCKER_BUILDKIT_VERSION ?? 'v0.13.2';
+  const stored = withLock(load);
+  const names = Object.keys(stored).sort();
+  const lastUsed = Object.keys(stored)
+    .filter(n => stored[n].use)
+    .pop();
+  const current = process.env.BUILDX_BUILDER || lastUsed || 'default';
+  if (current !== 'default' && !stored[current]) die(`no builder "${current}" found`);
+  const builders = [];
+  const docker = [
+    {
+      name: 'default',
+      driver: 'docker',
+      nodes: [
+        {
+          name: 'default',
+          endpoint: 'default',
+          status: 'running',
+          version: bk,
+          platforms: ['linux/amd64', 'linux/386'],
+          configured: []
+        }
+      ]
+    }
+  ];
+  for (const name of names) {
+    const nodes = await Promise.all(
+      stored[name].nodes.map(async n => {
+        const running =
+          n.driver !== 'remote' ||
+          (await handshake(n).then(
+            () => true,
+            () => false
+          ));
+        const configured = (n.platforms || '').split(',').filter(Boolean);
+        return {
+          name: n.node,
+          endpoint: n.endpoint,
+          status: running ? 'running' : 'inactive',
+          version: running ? bk : '',
+          platforms: running ? (configured.length > 0 ? configured : ['linux/amd64']) : configured,
+          configured,
+          ...(n.driver === 'remote' ? {driverOpts: {cacert: n.cacert, cert: n.cert, key: n.key}} : {})
+        };
+      })
+    );
+    builders.push({name, driver: stored[name].nodes[0]?.driver || 'remote', nodes});
+  }
+  builders.push(...docker);
+  const platformsOf = n => n.platforms.map(p => (n.configured.includes(p) ? `${p}*` : p)).join(', ');
+  if (format === 'json') {
+    for (const b of builders) {
+      const json = JSON.stringify({
+        Name: b.name,
+        Driver: b.driver,
+        LastActivity: '0001-01-01T00:00:00Z',
+        Dynamic: false,
+        Nodes: b.nodes.map(n => ({
+          Name: n.name,
+          Endpoint: n.endpoint,
+          ...(n.driverOpts ? {DriverOpts: n.driverOpts} : {}),
+          Status: n.status,
+          ...(n.version ? {Version: n.version} : {}),
+          ...(n.platforms.length > 0 ? {Platforms: n.platforms} : {})
+        })),
+        ...(since(24) ? {Current: b.name === current} : {})
+      });
+      for (let i = 0; i <= (since(21) ? 0 : b.nodes.length); i++) console.log(json);
+    }
+    return;
+  }
+  const header = ['NAME/NODE', 'DRIVER/ENDPOINT', 'STATUS', 'BUILDKIT', 'PLATFORMS'];
+  const rows = [header];
+  for (const b of builders) {
+    const mark = b.name === current ? (since(13) ? '*' : ' *') : '';
+    rows.push([b.name + mark, b.driver, '', '', '']);
+    const indent = since(13) ? ' \\_ ' : '  ';
+    for (const n of b.nodes) {
+      rows.push([indent + n.name, (since(13) ? indent : '') + n.endpoint, n.status, n.version, platformsOf(n)]);
+    }
+  }
+  process.stdout.write(since(13) ? tabulate(rows, 10, 3) : tabulate(rows, 0, 1));
+}
+
+/** Go's text/tabwriter with `minWidth` and `padding` (every cell but a line's last is padded, empty ones too). */
+function tabulate(rows, minWidth, padding) {
+  const widths = [];
+  for (const r of rows)
+    r.slice(0, -1).forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length + padding, minWidth)));
+  return rows.map(r => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('') + '\n').join('');
+}
+
+/** A mutual-TLS handshake with a remote node (its --driver-opt files), as buildx's remote driver connects. */
+function handshake(n) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(n.endpoint);
+    const s = connect({
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: Number(url.port),
+      ca: readFileSync(n.cacert),
+      cert: readFileSync(n.cert),
+      key: readFileSync(n.key),
+      ALPNProtocols: ['h2']
+    });
+    const t = setTimeout(() => {
+      s.destroy();
+      reject(new Error('context deadline exceeded'));
+    }, 10000);
+    s.once('secureConnect', () => {
+      clearTimeout(t);
+      s.destroy();
+      resolve();
+    });
+    s.once('error', e => {
+      clearTimeout(t);
+      reject(e);
+    });
+  });
+}
+
+/** FAKE_DOCKER_BUILDX_VERSION (default 0.13.1) is 0.<minor> or later. */
+function buildxSince(minor) {
+  const [major, m] = (process.env.FAKE_DOCKER_BUILDX_VERSION || '0.13.1').replace(/^v/, '').split('.').map(Number);
+  return major > 0 || m >= minor;
+}
+
+function listEnv(name) {
+  return (process.env[name] || '').split(',').filter(Boolean);
+}
+
+/**
+ * Boots the builder's nodes as buildx's Builder.Boot does (see the header): the nodes of
+ * FAKE_DOCKER_NODE_DOWN and FAKE_DOCKER_NODE_BOOTING are the ones booted, a vertex each on stderr (named
+ * after its node when several boot). Dies when buildx would fail; else returns the nodes left down.
+ */
+function bootNodes(builder) {
+  const downs = listEnv('FAKE_DOCKER_NODE_DOWN');
+  const booting = listEnv('FAKE_DOCKER_NODE_BOOTING');
+  const toBoot = builder.nodes.map(n => n.node).filter(n => downs.includes(n) || booting.includes(n));
+  const failed = toBoot.filter(n => downs.includes(n));
+  toBoot.forEach((n, i) => {
+    const vertex = toBoot.length > 1 ? `[${n} internal]` : '[internal]';
+    const end = failed.includes(n) ? 'ERROR: context deadline exceeded' : 'DONE 0.1s';
+    process.stderr.write(`#${i + 1} ${vertex} waiting for connection\n#${i + 1} ${end}\n\n`);
+  });
+  if (failed.length > 0 && (buildxSince(22) || failed.length === toBoot.length)) die('context deadline exceeded');
+  return new Set(failed);
+}
+
+/** buildx's config dir, as buildx finds it. */
+function buildxConfigDir() {
+  return process.env.BUILDX_CONFIG || join(process.env.DOCKER_CONFIG || join(homedir(), '.docker'), 'buildx');
+}
+
+/** With FAKE_DOCKER_BUILDX_STORE=1: buildx's instances/<name> and activity/<name> of a created builder. */
+function buildxStoreSave(name, b) {
+  if (process.env.FAKE_DOCKER_BUILDX_STORE !== '1') return;
+  const dir = buildxConfigDir();
+  const key = name.toLowerCase();
+  mkdirSync(join(dir, 'instances'), {recursive: true});
+  mkdirSync(join(dir, 'activity'), {recursive: true});
+  const nodes = b.nodes.map(n => ({Name: n.node, Endpoint: n.endpoint, Platforms: null, Flags: null}));
+  writeFileSync(join(dir, 'instances', key), JSON.stringify({Name: key, Driver: b.nodes[0]?.driver, Nodes: nodes}));
+  writeFileSync(join(dir, 'activity', key), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+}
+
+/** With FAKE_DOCKER_BUILDX_STORE=1: what buildx's store.Txn.Remove deletes. */
+function buildxStoreRemove(name) {
+  if (process.env.FAKE_DOCKER_BUILDX_STORE !== '1') return;
+  const dir = buildxConfigDir();
+  const key = name.toLowerCase();
+  for (const sub of ['instances', 'activity', 'refs']) rmSync(join(dir, sub, key), {recursive: true, force: true});
+}
+
+/** `docker info` (see the header): `--format` templates of `{{json .Field}}` / `{{.Field}}`, else a short text. */
+function dockerInfo() {
+  const store = process.env.FAKE_DOCKER_IMAGE_STORE;
+  const unreachable =
+    'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
+  if (store !== undefined && store !== 'containerd' && store !== 'classic') {
+    die(`fake docker: FAKE_DOCKER_IMAGE_STORE="${store}" is not containerd or classic`);
+  }
+  const info = !store
+    ? {ServerErrors: [unreachable], DriverStatus: null, Driver: ''}
+    : store === 'containerd'
+      ? {DriverStatus: [['driver-type', 'io.containerd.snapshotter.v1']], Driver: 'overlayfs'}
+      : {
+          DriverStatus: [
+            ['Backing Filesystem', 'extfs'],
+            ['Supports d_type', 'true'],
+            ['Using metacopy', 'false'],
+            ['Native Overlay Diff', 'true'],
+            ['userxattr', 'false']
+          ],
+          Driver: 'overlay2'
+        };
+  const format = flag('--format') ?? flag('-f');
+  if (format === undefined) {
+    if (!store) die(unreachable);
+    process.stdout.write(`Server:\n Storage Driver: ${info.Driver}\n`);
+    for (const [k, v] of info.DriverStatus) process.stdout.write(`  ${k}: ${v}\n`);
+    return;
+  }
+  if (!store) process.stderr.write(`${unreachable}\n`);
+  // Fields of Go's system.Info: nil slices print as null.
+  const value = field => (field in info ? info[field] : field === 'ServerErrors' ? null : '');
+  console.log(
+    format.replace(/\{\{\s*(json\s+)?\.(\w+)\s*\}\}/g, (_m, json, field) =>
+      json ? JSON.stringify(value(field)) : String(value(field))
+    )
+  );
 }

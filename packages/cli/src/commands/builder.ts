@@ -13,6 +13,7 @@ import {
 import type {Command, CommandGroup} from '../command.js';
 import type {CommandContext} from '../context.js';
 import {ExitCode, signalExitCode} from '../exit-codes.js';
+import {ls} from './builder-ls.js';
 import {FileStateStore, listStateNames, stateFileOf} from '../state-file.js';
 import {UsageError} from '../usage-error.js';
 
@@ -308,6 +309,6 @@ async function runCommand(ctx: CommandContext, name: string, command: string, ar
 /** `remote-builder builder …` */
 export const builderGroup: CommandGroup = {
   name: 'builder',
-  summary: 'bring remote builders up and down, run commands with them',
-  commands: [up, down, run]
+  summary: 'bring remote builders up and down, run commands with them, list them',
+  commands: [up, down, run, ls]
 };

@@ -4,12 +4,33 @@ import type {Command, CommandGroup} from '../command.js';
 import {ExitCode} from '../exit-codes.js';
 import {cell, formatTable} from '../output.js';
 
+/** Fields that may name a profile's architectures, in the order they are looked at. */
+const ARCH_FIELDS = ['architectures', 'archs', 'arch', 'platforms'] as const;
+
+/**
+ * The architectures a profile lists, read tolerantly: the spec shows no field beyond the id and the name, so
+ * the first of ARCH_FIELDS that holds a list of strings or a comma-separated string; undefined when none does.
+ */
+export function profileArchitectures(p: BuilderProfile): string[] | undefined {
+  for (const field of ARCH_FIELDS) {
+    const v = p[field];
+    const items = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : undefined;
+    const names = items
+      ?.filter((a): a is string => typeof a === 'string')
+      .map(a => a.trim())
+      .filter(a => a !== '');
+    if (names && names.length > 0) return names;
+  }
+  return undefined;
+}
+
 const list: Command = {
   name: 'list',
   summary: 'list the builder profiles (every page)',
   help: `Usage: remote-builder profiles list
 
-Lists the builder profiles: the names "builder up --profile" takes. Profiles are made in the web UI.`,
+Lists the builder profiles: the names "builder up --profile" takes, with their architectures when the
+service lists them ("-" when it does not). Profiles and their architectures are set in the web UI.`,
   options: {},
   async run(ctx, args) {
     positionals(args, [], 'profiles list');
@@ -19,7 +40,8 @@ Lists the builder profiles: the names "builder up --profile" takes. Profiles are
     } else if (profiles.length === 0) {
       ctx.logger.info('No builder profiles: create one in the web UI.');
     } else {
-      ctx.out(formatTable([['ID', 'NAME'], ...profiles.map(p => [p.id, cell(p.name)])]));
+      const rows = profiles.map(p => [p.id, cell(p.name), cell(profileArchitectures(p))]);
+      ctx.out(formatTable([['ID', 'NAME', 'ARCHITECTURES'], ...rows]));
     }
     return ExitCode.Ok;
   }

@@ -2,6 +2,7 @@
 // (Retries, Retry-After and hints are covered call by call in builders-client.test.ts and ci-client.test.ts.)
 import {describe, expect, test} from '@jest/globals';
 import {pathParam, RequestEngine, type CallSpec, type RequestEngineOpts} from '../../src/api/request-engine.js';
+import {TransportError} from '../../src/api/http-transport.js';
 import {ApiError} from '../../src/errors.js';
 import {FakeClock, FakeTransport, json, RecordingLogger, text, transportError, type Step} from './fakes.js';
 
@@ -79,6 +80,67 @@ describe('RequestEngine', () => {
       'the connection was closed before the response was complete; look before retrying'
     );
     expect(transport.requests).toHaveLength(1);
+  });
+
+  test.each([
+    ['https://127.0.0.1:8080/', 'use http://127.0.0.1:8080'],
+    ['https://localhost:8080/base', 'use http://localhost:8080/base'],
+    [
+      'https://api.test:8080',
+      "set api-url to the service's HTTPS address (plain http:// is accepted only to a loopback host, such as a local emulator)"
+    ]
+  ])(
+    '%#. https to a server that answers in plain HTTP (%s): said so, with the fix; not retried',
+    async (baseUrl, fix) => {
+      // Node's words for a TLS handshake answered by a plain-HTTP server (OpenSSL 3).
+      const tls = new TransportError(
+        'write EPROTO 405D83FEEE7F0000:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:../deps/openssl/openssl/ssl/record/methods/tlsany_meth.c:77:\n',
+        {code: 'EPROTO', notSent: true}
+      );
+      const {engine, transport} = setup([tls], {baseUrl});
+      const e = (await engine.call(spec(), readThing).catch((err: unknown) => err)) as ApiError;
+      expect(e.code).toBe('EPROTO');
+      const origin = new URL(baseUrl).origin;
+      expect(e.hint).toBe(`the server at ${origin} answered in plain HTTP, not TLS: ${fix}`);
+      expect(transport.requests).toHaveLength(1);
+    }
+  );
+
+  test('another EPROTO is retried as before and gets no plain-HTTP hint', async () => {
+    const {engine, transport} = setup([transportError('EPROTO', true), json(200, {id: 't1'})]);
+    expect(await engine.call(spec(), readThing)).toBe('t1');
+    expect(transport.requests).toHaveLength(2);
+  });
+
+  test.each([
+    [
+      'http://127.0.0.1:8080/api/v1/',
+      'api-url http://127.0.0.1:8080/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /api/v1/api/v1/…: drop the suffix and use http://127.0.0.1:8080'
+    ],
+    [
+      'https://api.test/prefix/api/v1',
+      'api-url https://api.test/prefix/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /prefix/api/v1/api/v1/…: drop the suffix and use https://api.test/prefix'
+    ],
+    ['https://api.test/api/v2', 'no such thing']
+  ])('%#. a 404 below a base URL that ends in /api/v1 (%s) says to drop the suffix', async (baseUrl, hint) => {
+    const {engine, transport} = setup([text(404, 'not found')], {baseUrl});
+    const e = (await engine
+      .call(spec({notFoundHint: 'no such thing'}), readThing)
+      .catch((err: unknown) => err)) as ApiError;
+    expect(e.hint).toBe(hint);
+    // Used as given: the spec does not rule out a service mounted below /api/v1.
+    expect(transport.requests[0]?.url).toBe(`${baseUrl.replace(/\/+$/, '')}/api/v1/things`);
+  });
+
+  test('inputNames: hints name the settings to fix as the caller calls them (the CLI: its flags)', async () => {
+    const {engine} = setup([text(401, 'no'), text(302, '', {location: 'https://elsewhere.test/'})], {
+      inputNames: {apiKey: 'API key (--api-key)', apiUrl: '--api-url'}
+    });
+    const unauthorized = (await engine.call(spec({retry: false}), readThing).catch((err: unknown) => err)) as ApiError;
+    expect(unauthorized.hint).toBe('check the API key (--api-key): it is missing, wrong or revoked');
+    const redirected = (await engine.call(spec({retry: false}), readThing).catch((err: unknown) => err)) as ApiError;
+    expect(redirected.hint).toContain("set --api-url to the service's API base");
+    expect(engine.inputNames).toEqual({apiKey: 'API key (--api-key)', apiUrl: '--api-url'});
   });
 
   test('of() keeps a given engine and builds one from options', () => {

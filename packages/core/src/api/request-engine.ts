@@ -1,5 +1,6 @@
 import {abortReason, systemClock, type Clock} from '../clock.js';
 import {ApiError, type ApiCall} from '../errors.js';
+import {isLoopback} from '../inputs.js';
 import {nullLogger, type Logger} from '../logger.js';
 import {ProxyError} from '../net/proxy-error.js';
 import {USER_AGENT} from '../version.js';
@@ -28,6 +29,16 @@ export interface RequestEngineOpts {
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
   userAgent?: string;
+  /** How hints name the URL and the key to fix: the actions' inputs by default, the CLI passes its flags. */
+  inputNames?: Partial<ApiInputNames>;
+}
+
+/** The names of the API URL and key settings in hints. */
+export interface ApiInputNames {
+  /** Default `api-url`. */
+  apiUrl: string;
+  /** Default `api-key`. */
+  apiKey: string;
 }
 
 /** What a client of the service is built from: the engine's options, or an engine shared with another client. */
@@ -67,7 +78,6 @@ export interface Sent {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
 
-const HINT_401 = 'check the api-key: it is missing, wrong or revoked';
 const HINT_403 = 'the API key lacks the scopes this call needs';
 const HINT_429 = 'rate limited by the service; try again later';
 const HINT_5XX = 'the service failed; try again later';
@@ -89,6 +99,7 @@ export class RequestEngine {
   readonly #timeoutMs: number;
   readonly #policy: RetryPolicy;
   readonly #userAgent: string;
+  readonly #names: ApiInputNames;
 
   constructor(opts: RequestEngineOpts) {
     let url: URL;
@@ -112,6 +123,7 @@ export class RequestEngine {
     this.#timeoutMs = timeoutMs;
     this.#policy = new RetryPolicy({...opts.retry, random: opts.random});
     this.#userAgent = opts.userAgent ?? USER_AGENT;
+    this.#names = {apiUrl: 'api-url', apiKey: 'api-key', ...opts.inputNames};
     if (this.#token !== '') this.#logger.setSecret(this.#token);
   }
 
@@ -123,6 +135,11 @@ export class RequestEngine {
   /** The base URL without a trailing slash, for hints. */
   get baseUrl(): string {
     return this.#base;
+  }
+
+  /** How hints name the API URL and key settings (for the clients' own hints). */
+  get inputNames(): ApiInputNames {
+    return this.#names;
   }
 
   /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
@@ -162,7 +179,9 @@ export class RequestEngine {
         if (signal?.aborted) throw abortReason(signal);
         const failure = transportFailure(e);
         this.#logger.debug(`${spec.method}: ${logTarget} → ${failure.code} in ${this.#clock.now() - started} ms`);
-        if (attempt < maxAttempts && this.#policy.isRetryable(failure, spec.idempotent)) {
+        // A plain-HTTP server answers every TLS handshake the same way: not retried.
+        const retryable = this.#policy.isRetryable(failure, spec.idempotent) && !answeredPlainHttp(failure);
+        if (attempt < maxAttempts && retryable) {
           await this.#backoff(spec, attempt, maxAttempts, undefined);
           continue;
         }
@@ -192,7 +211,11 @@ export class RequestEngine {
       call: spec.call,
       status: res.status,
       bodyExcerpt: this.#excerpt(res.body),
-      hint: withAttempts(statusHint(spec, res.status, header(res, 'location')), attempts),
+      hint: withAttempts(
+        (res.status === 404 ? this.#doubledPrefixHint() : undefined) ??
+          statusHint(spec, res.status, this.#names, header(res, 'location')),
+        attempts
+      ),
       ...(retryAfterMs !== undefined ? {retryAfterMs} : {})
     });
   }
@@ -224,6 +247,7 @@ export class RequestEngine {
     let hint: string | undefined;
     // A failure on the way through the proxy says which proxy and what to check: keep it whole.
     if (failure.cause instanceof ProxyError) hint = failure.cause.message;
+    else if (answeredPlainHttp(failure)) hint = this.#plainHttpHint();
     else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
     else if (UNREACHABLE_CODES.has(failure.code))
       hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
@@ -237,6 +261,29 @@ export class RequestEngine {
       hint: withAttempts(hint, attempts),
       cause: failure.cause
     });
+  }
+
+  /**
+   * A 404 from a base URL that ends in /api/v1. The spec gives every path as `/api/v1/…` relative to the
+   * base URL, so such a base doubles it (`/api/v1/api/v1/…`). The URL is not rewritten: nothing in the spec
+   * rules out a service mounted below a path that ends in /api/v1, so it is used as given and only a 404
+   * is explained (ahead of the call's own 404 hint, which it makes moot).
+   */
+  #doubledPrefixHint(): string | undefined {
+    const url = new URL(this.#base);
+    if (!/\/api\/v1$/.test(url.pathname)) return undefined;
+    const root = this.#base.slice(0, -'/api/v1'.length);
+    return `${this.#names.apiUrl} ${this.#base} ends in /api/v1, which every endpoint path already starts with, so this request went to ${url.pathname}/api/v1/…: drop the suffix and use ${root}`;
+  }
+
+  /** A TLS handshake that got plain HTTP back: the URL says https, the server speaks http. */
+  #plainHttpHint(): string {
+    const url = new URL(this.#base);
+    const plain = `http://${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+    const fix = isLoopback(url.hostname)
+      ? `use ${plain}`
+      : `set ${this.#names.apiUrl} to the service's HTTPS address (plain http:// is accepted only to a loopback host, such as a local emulator)`;
+    return `the server at ${url.origin} answered in plain HTTP, not TLS: ${fix}`;
   }
 
   #excerpt(body: string): string | undefined {
@@ -264,13 +311,20 @@ function transportFailure(e: unknown): TransportFailure {
   return {code: typeof code === 'string' && code !== '' ? code : 'ENETWORK', notSent: false, cause: e};
 }
 
-function statusHint(spec: CallSpec, status: number, location?: string): string | undefined {
+/** A TLS error from a server that answered in plain HTTP (OpenSSL's "wrong version number"). */
+function answeredPlainHttp(failure: TransportFailure): boolean {
+  const message = failure.cause instanceof Error ? failure.cause.message : '';
+  return failure.code === 'EPROTO' && /wrong version number/i.test(message);
+}
+
+function statusHint(spec: CallSpec, status: number, names: ApiInputNames, location?: string): string | undefined {
   if (status >= 300 && status <= 399) {
     // Redirects are not followed: the API key must never travel to an address the user did not give.
     const to = location ? `redirects to ${location}` : 'is a redirect without a Location';
-    return `the answer ${to}: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base${location ? ' (the address it points to, if you trust it)' : ''}`;
+    return `the answer ${to}: redirects are not followed, so the API key is never sent elsewhere; set ${names.apiUrl} to the service's API base${location ? ' (the address it points to, if you trust it)' : ''}`;
   }
-  if (status === 401) return spec.scopeHint ? `${HINT_401}; ${spec.scopeHint}` : HINT_401;
+  const hint401 = `check the ${names.apiKey}: it is missing, wrong or revoked`;
+  if (status === 401) return spec.scopeHint ? `${hint401}; ${spec.scopeHint}` : hint401;
   if (status === 403) return spec.scopeHint ? `${HINT_403}: ${spec.scopeHint}` : HINT_403;
   if (spec.unknownOutcomeHint && status >= 500 && status !== 501 && status !== 503 && status !== 505) {
     return `${HINT_5XX}; ${spec.unknownOutcomeHint}`;

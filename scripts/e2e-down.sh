@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Undoes what scripts/e2e-up.sh did, and only that: stops the processes it started (the PIDs recorded in
-# .e2e/*.pid: the registry, then dockerd, which stops the containerd it started), then reverts, newest first,
-# each change it recorded in .e2e/undo.log: /etc/docker/daemon.json restored (and docker restarted),
+# .e2e/*.pid: the registry, then the classic-store dockerd and dockerd, each of which stops the containerd it
+# started), then reverts, newest first, each change it recorded in .e2e/undo.log: the classic engine's bridge
+# deleted, /etc/docker/daemon.json restored (and docker restarted),
 # binfmt_misc entries it enabled disabled and the mount it made unmounted, the packages it installed purged
 # (never one that was there before: the purge is simulated first and refused if it would take anything
 # else), the apt lists its update fetched and the apt sources/preferences it wrote removed (or restored
 # when it replaced one). Then .e2e/ goes. A Docker engine or registry that e2e-up found running is left alone.
+# Works for either toolchain set (E2E_SET of e2e-up); afterwards e2e-up may set up the other one.
 #
 # Usage: sudo bash scripts/e2e-down.sh [--keep-packages]
 #   --keep-packages  keep the packages, the apt sources and lists that came with them and the download cache
@@ -97,6 +99,12 @@ undo() {
         }
       fi
       ;;
+    link)
+      if ip link show "$1" >/dev/null 2>&1; then
+        log "deleting bridge $1 (e2e-up created it)"
+        ip link delete "$1" || { log "cannot delete bridge $1"; status=1; kept+=("$kind $*"); }
+      fi
+      ;;
     binfmt-mount)
       if mountpoint -q "$1"; then
         log "unmounting $1"
@@ -166,6 +174,7 @@ if [ ! -d "$STATE" ]; then
 fi
 rm -f "$STATE/env.json"
 stop registry docker-registry 10
+stop classic-dockerd dockerd 40
 stop dockerd dockerd 40
 
 if [ -f "$STATE/undo.log" ]; then

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Sets up what the end-to-end tests need: a dockerd whose embedded BuildKit has every exporter (Debian
-# trixie's docker.io with the containerd image store), docker-buildx, a plain-HTTP registry on
-# 127.0.0.1:5000, QEMU for arm64 RUN steps, and static busybox binaries for amd64 and arm64.
-# See shared/reference/buildkit-e2e.md for the facts behind each step.
+# Sets up what the end-to-end tests need: a dockerd whose embedded BuildKit has every exporter (Debian's
+# docker.io with the containerd image store), docker-buildx, a second dockerd on the classic image store
+# (overlay2, as GitHub's ubuntu-latest has) for `load`, a buildx of the other version for `buildx-version`,
+# a plain-HTTP registry on 127.0.0.1:5000, QEMU for arm64 RUN steps, and static busybox binaries for amd64
+# and arm64. See shared/reference/buildkit-e2e.md for the facts behind each step.
 #
-# Usage: sudo bash scripts/e2e-up.sh [--check]
+# Usage: sudo [E2E_SET=oldest|newest] bash scripts/e2e-up.sh [--check]
+#   E2E_SET   which Docker and buildx (own mode): oldest (default) = trixie's docker.io 26.1 + docker-buildx
+#             0.13, the oldest supported; newest = sid's docker.io 28.5 + docker-buildx 0.29 with trixie's
+#             containerd, the newest Debian has. To switch, run scripts/e2e-down.sh first, without
+#             --keep-packages (the sets' tini packages conflict: apt cannot swap one set for the other).
 #   --check   only tell whether this machine can be set up (exit 0) or not (exit 3, reason on stderr).
 #             Read-only: it reads /etc/apt (E2E_APT_ETC) and the dpkg status, and runs apt in a private
 #             temporary copy of the apt configuration and lists (the mirror is contacted, nothing is written
@@ -15,11 +20,13 @@
 #            packages, start dockerd and record its PID in .e2e/; e2e-down stops it.
 #   system   a Docker engine already answers (e.g. a GitHub-hosted runner): use it; it must have the
 #            containerd image store (E2E_RECONFIGURE_DOCKER=1 lets this script enable it and restart
-#            the engine with systemctl). Only the registry, QEMU and busybox are set up here.
+#            the engine with systemctl). Only the registry, QEMU, busybox, the classic-store dockerd and
+#            the other buildx (trixie's) are set up here.
 # Safe to run again: what already runs is reused. State: .e2e/ (E2E_STATE_DIR), env.json is what the
-# tests read; undo.log records each change to the system (apt files written, packages installed, apt lists
-# fetched, binfmt_misc mounted or enabled, /etc/docker/daemon.json changed) so that e2e-down undoes exactly
-# those and nothing that was there before.
+# tests read (the measured versions, the image stores, the set); undo.log records each change to the system
+# (apt files written, packages installed, apt lists fetched, binfmt_misc mounted or enabled, the classic
+# engine's bridge, /etc/docker/daemon.json changed) so that e2e-down undoes exactly those and nothing that
+# was there before.
 #
 # Exit codes: 0 ready; 1 setup failed; 3 this machine cannot be set up (not root, apt unreachable, a
 # package would move libc6 or systemd, an unsupported system).
@@ -36,15 +43,42 @@ APT_ETC="${E2E_APT_ETC:-/etc/apt}"
 APT_OPTS=()
 # Packages no install here may upgrade, downgrade or remove.
 PROTECTED='^(libc6|libc-bin|libc6-dev|libc-dev-bin|locales|systemd|systemd-sysv|libsystemd0|libsystemd-shared|udev|libudev1)$'
-# The only packages that may come from trixie in own mode.
-FROM_TRIXIE='^(docker\.io|docker-buildx|docker-cli)$'
+
+# The toolchain set (own mode): the packages named with their suite, the suites added beside bookworm, the
+# only packages that may come from those suites, the versions that count as installed, and the suite of the
+# buildx of the other version (for the buildx-version test).
+E2E_SET="${E2E_SET:-oldest}"
+case "$E2E_SET" in
+  oldest)
+    SET_PACKAGES=(docker.io/trixie docker-buildx/trixie containerd/bookworm runc/bookworm)
+    NEWER_SUITES=(trixie)
+    FROM_NEWER='^(docker\.io|docker-buildx|docker-cli)$'
+    DOCKER_RANGE=(26 27) BUILDX_RANGE=(0.13 0.14) CONTAINERD_RANGE=(1.6 1.7)
+    OTHER_BUILDX_SUITE=sid
+    ;;
+  newest)
+    # Docker 28 needs containerd >= 1.7.27 upstream (bookworm has 1.6); sid's runc needs a newer libc.
+    # tini comes along from sid (docker.io depends on tini-static there).
+    SET_PACKAGES=(docker.io/sid docker-buildx/sid containerd/trixie runc/bookworm)
+    NEWER_SUITES=(trixie sid)
+    FROM_NEWER='^(docker\.io|docker-buildx|docker-cli|containerd|tini|tini-static)$'
+    DOCKER_RANGE=(28 29) BUILDX_RANGE=(0.29 0.30) CONTAINERD_RANGE=(1.7 1.8)
+    OTHER_BUILDX_SUITE=trixie
+    ;;
+  *)
+    echo "E2E_SET must be oldest or newest (got \"$E2E_SET\")" >&2
+    exit 2
+    ;;
+esac
+CLASSIC_BRIDGE=e2e-classic0
+CLASSIC_BRIDGE_CIDR=172.30.213.1/24
 
 CHECK_ONLY=0
 case "${1:-}" in
   --check) CHECK_ONLY=1 ;;
   '') ;;
   -h | --help)
-    sed -n '2,21p' "$0"
+    sed -n '2,29p' "$0"
     exit 0
     ;;
   *)
@@ -128,11 +162,11 @@ fi
 
 # The packages this mode needs: NAME or NAME/SUITE (the form apt-get is given).
 if [ "$MODE" = own ]; then
-  WANT=(docker.io/trixie docker-buildx/trixie containerd/bookworm runc/bookworm busybox-static docker-registry
-    openssl qemu-user-static binfmt-support curl)
-  command -v docker >/dev/null || WANT+=(docker-cli/trixie)
+  WANT=("${SET_PACKAGES[@]}" busybox-static docker-registry openssl qemu-user-static binfmt-support curl iproute2)
+  command -v docker >/dev/null || WANT+=("docker-cli/${SET_PACKAGES[0]#*/}")
 else
-  WANT=(busybox-static docker-registry qemu-user-static binfmt-support curl)
+  # debian-archive-keyring: the other buildx comes from Debian's archive (see other_buildx).
+  WANT=(busybox-static docker-registry qemu-user-static binfmt-support curl iproute2 debian-archive-keyring)
 fi
 # Extra apt arguments, always installed (for trying the refusal: E2E_EXTRA_PACKAGES=libc6/trixie).
 read -ra EXTRA <<<"${E2E_EXTRA_PACKAGES:-}"
@@ -140,14 +174,25 @@ read -ra EXTRA <<<"${E2E_EXTRA_PACKAGES:-}"
 # Installed packages (name:arch), sorted.
 installed_names() { dpkg-query -W -f='${db:Status-Status} ${binary:Package}\n' 2>/dev/null | awk '$1 == "installed" { print $2 }' | sort; }
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
-# The entries of WANT not installed yet (docker.io older than 26 counts as missing): installing only
-# these leaves what is already there (openssl, curl, ...) at its version.
+# Whether installed package $1's version is in [$2, $3).
+version_in() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) || return 1
+  dpkg --compare-versions "$v" ge "$2" && dpkg --compare-versions "$v" lt "$3"
+}
+# The entries of WANT not installed yet (in own mode, a docker.io, docker-buildx or containerd outside the
+# set's versions counts as missing): installing only these leaves what is already there (openssl, curl, ...)
+# at its version.
 missing_packages() {
   local w
   for w in "${WANT[@]}"; do
     if ! installed "${w%%/*}"; then
       echo "$w"
-    elif [ "${w%%/*}" = docker.io ] && ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' docker.io)" ge 26; then
+    elif [ "$MODE" = own ] && [ "${w%%/*}" = docker.io ] && ! version_in docker.io "${DOCKER_RANGE[@]}"; then
+      echo "$w"
+    elif [ "$MODE" = own ] && [ "${w%%/*}" = docker-buildx ] && ! version_in docker-buildx "${BUILDX_RANGE[@]}"; then
+      echo "$w"
+    elif [ "$MODE" = own ] && [ "${w%%/*}" = containerd ] && ! version_in containerd "${CONTAINERD_RANGE[@]}"; then
       echo "$w"
     fi
   done
@@ -184,24 +229,25 @@ private_apt() {
     -o "Dir::State::Lists=$PRIVATE/lists" -o "Dir::Cache=$PRIVATE/cache" -o APT::Sandbox::User=root)
 }
 
-add_trixie_source() {
-  local mirror
+# Adds Debian suite $1 beside bookworm, pinned at 100 so that only what is named with /$1 comes from it.
+add_suite_source() {
+  local suite=$1 mirror
   mirror=$(debian_mirror)
-  local src=/etc/apt/sources.list.d/e2e-trixie.sources pin=/etc/apt/preferences.d/e2e-trixie
+  local src=/etc/apt/sources.list.d/e2e-$suite.sources pin=/etc/apt/preferences.d/e2e-$suite
   if [ "$CHECK_ONLY" = 1 ]; then
-    src="$PRIVATE/etc/sources.list.d/e2e-trixie.sources" pin="$PRIVATE/etc/preferences.d/e2e-trixie"
+    src="$PRIVATE/etc/sources.list.d/e2e-$suite.sources" pin="$PRIVATE/etc/preferences.d/e2e-$suite"
   fi
   local want_src="Types: deb
 URIs: $mirror
-Suites: trixie
+Suites: $suite
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
-  local want_pin="# Only what is named with /trixie comes from trixie (docker.io, docker-buildx for the e2e tests).
+  local want_pin="# Only what is named with /$suite comes from $suite (docker.io, docker-buildx, ... for the e2e tests).
 Package: *
-Pin: release n=trixie
+Pin: release n=$suite
 Pin-Priority: 100"
   if [ "$(cat "$src" 2>/dev/null)" != "$want_src" ] || [ "$(cat "$pin" 2>/dev/null)" != "$want_pin" ]; then
-    log "adding the trixie suite ($mirror) at pin priority 100: $src, $pin"
+    log "adding the $suite suite ($mirror) at pin priority 100: $src, $pin"
     local f
     for f in "$src" "$pin"; do
       [ "$CHECK_ONLY" = 1 ] && continue
@@ -238,7 +284,7 @@ apt_update() {
 }
 
 # Refuses (exit 3) when installing "$@" would remove anything, touch a protected package, or (own mode)
-# take anything but docker.io/docker-buildx/docker-cli from trixie.
+# take from a newer suite anything but the set's packages (FROM_NEWER).
 check_simulation() {
   local sim line pkg ver bad=() pkgs=() vers=()
   if ! sim=$(apt-get "${APT_OPTS[@]}" -s -q install -y --no-install-recommends "${APT_TARGET[@]}" "$@" 2>&1); then
@@ -259,7 +305,7 @@ check_simulation() {
     ver=$(sed -E 's/^Inst [^ ]+ (\[[^]]*\] )?\(([^ ]+) .*/\2/' <<<"$line")
     if [[ "$pkg" =~ $PROTECTED ]]; then
       bad+=("would move $pkg to $ver")
-    elif [ "$MODE" = own ] && ! [[ "$pkg" =~ $FROM_TRIXIE ]]; then
+    elif [ "$MODE" = own ] && ! [[ "$pkg" =~ $FROM_NEWER ]]; then
       pkgs+=("$pkg")
       vers+=("$pkg=$ver")
     fi
@@ -289,7 +335,8 @@ install_packages() {
   log "to install: ${missing[*]}"
   APT_TARGET=()
   if [ "$MODE" = own ]; then
-    add_trixie_source
+    local suite
+    for suite in "${NEWER_SUITES[@]}"; do add_suite_source "$suite"; done
     APT_TARGET=(-t bookworm)
   fi
   apt_update
@@ -320,12 +367,25 @@ if [ "$CHECK_ONLY" = 1 ]; then
   install_packages
   # The other architecture's busybox comes from the mirror too.
   if [ -z "$(missing_packages)" ] && [ ! -s "$CACHE/busybox-$OTHER_ARCH" ]; then apt_update; fi
-  echo "e2e: this machine can be set up ($MODE mode, $OS_ID $CODENAME $NATIVE_ARCH)"
+  echo "e2e: this machine can be set up ($MODE mode, $OS_ID $CODENAME $NATIVE_ARCH$([ "$MODE" = system ] || echo ", set $E2E_SET"))"
   exit 0
 fi
 
-log "mode: $MODE ($OS_ID $CODENAME $NATIVE_ARCH), state in $STATE"
+# System mode: the engine and buildx are the runner's (buildx 0.3x on GitHub's runners): the other is trixie's.
+if [ "$MODE" = system ]; then E2E_SET=system OTHER_BUILDX_SUITE=trixie; fi
+log "mode: $MODE ($OS_ID $CODENAME $NATIVE_ARCH), set $E2E_SET, state in $STATE"
 mkdir -p "$STATE" "$CACHE"
+# The dockerd of one set runs: switching needs it stopped (e2e-down), or the tests would see the old engine.
+if [ -n "$(recorded_pid dockerd dockerd)" ] && [ "$(cat "$STATE/set" 2>/dev/null || echo oldest)" != "$E2E_SET" ]; then
+  fail "the dockerd of the $(cat "$STATE/set" 2>/dev/null || echo oldest) set runs; run scripts/e2e-down.sh first, then E2E_SET=$E2E_SET bash scripts/e2e-up.sh"
+fi
+# `e2e-down --keep-packages` of the other set kept its docker.io: apt cannot swap the sets (sid's docker.io
+# pulls tini-static, which Breaks trixie's tini), so a plain e2e-down must purge it first.
+if [ "$MODE" = own ] && grep -qE '^packages .*(^| )docker\.io( |$)' "$STATE/undo.log" 2>/dev/null &&
+  installed docker.io && ! version_in docker.io "${DOCKER_RANGE[@]}"; then
+  fail "docker.io $(dpkg-query -W -f='${Version}' docker.io), which e2e-up installed for another set, is still installed (kept by e2e-down --keep-packages); run scripts/e2e-down.sh (without --keep-packages), then E2E_SET=$E2E_SET bash scripts/e2e-up.sh"
+fi
+echo "$E2E_SET" >"$STATE/set"
 rm -f "$STATE/env.json"
 
 # ---------------------------------------------------------------- packages
@@ -448,8 +508,120 @@ else
 fi
 containerd_store || fail "dockerd on $SOCK does not use the containerd image store"
 DOCKER_VERSION=$(docker_cli version --format '{{.Server.Version}}')
+DOCKER_CLIENT_VERSION=$(docker_cli version --format '{{.Client.Version}}')
+CONTAINERD_VERSION=$(docker_cli version --format '{{range .Server.Components}}{{if eq .Name "containerd"}}{{.Version}}{{end}}{{end}}' 2>/dev/null || true)
+# As the plugin reports it (`github.com/docker/buildx 0.13.1+ds1 …`): Debian's builds carry +ds1.
 BUILDX_VERSION=$(docker buildx version 2>/dev/null | awk '{print $2}') || true
 [ -n "$BUILDX_VERSION" ] || fail "docker buildx does not run (is docker-buildx installed?)"
+BUILDX_PLUGIN=$(docker info --format '{{range .ClientInfo.Plugins}}{{if eq .Name "buildx"}}{{.Path}}{{end}}{{end}}' 2>/dev/null || true)
+if [ "$MODE" = own ]; then
+  case "$DOCKER_VERSION" in
+    "${DOCKER_RANGE[0]}".*) ;;
+    *) fail "dockerd is $DOCKER_VERSION, not the $E2E_SET set's ${DOCKER_RANGE[0]}.x" ;;
+  esac
+  dpkg --compare-versions "$BUILDX_VERSION" ge "${BUILDX_RANGE[0]}" && dpkg --compare-versions "$BUILDX_VERSION" lt "${BUILDX_RANGE[1]}" ||
+    fail "docker buildx is $BUILDX_VERSION ($BUILDX_PLUGIN), not the $E2E_SET set's ${BUILDX_RANGE[0]}.x"
+fi
+
+# ---------------------------------------------------------------- classic-store dockerd (for load)
+# A second engine on the classic image store (no containerd-snapshotter, overlay2), as GitHub's ubuntu-latest
+# has: `load` is tested into it (DOCKER_HOST). Own bridge, data-root, exec-root, pidfile and socket, so that
+# it leaves the first engine's docker0 alone (shared/reference/buildkit-e2e.md).
+CLASSIC="$STATE/classic"
+CLASSIC_SOCK="$CLASSIC/docker.sock"
+classic_ping() { curl -fsS --max-time 3 --unix-socket "$CLASSIC_SOCK" http://docker/_ping >/dev/null 2>&1; }
+classic_cli() { docker -H "unix://$CLASSIC_SOCK" "$@"; }
+command -v dockerd >/dev/null || fail "no dockerd on PATH for the classic-store engine"
+pid=$(recorded_pid classic-dockerd dockerd)
+if [ -n "$pid" ] && classic_ping; then
+  log "classic-store dockerd already running (PID $pid): reusing it"
+else
+  [ -z "$pid" ] || fail "classic-store dockerd PID $pid runs but does not answer on $CLASSIC_SOCK; run scripts/e2e-down.sh first"
+  if ! ip link show "$CLASSIC_BRIDGE" >/dev/null 2>&1; then
+    log "creating bridge $CLASSIC_BRIDGE ($CLASSIC_BRIDGE_CIDR) for the classic-store dockerd"
+    ip link add name "$CLASSIC_BRIDGE" type bridge || fail "cannot create bridge $CLASSIC_BRIDGE"
+    record "link $CLASSIC_BRIDGE"
+    ip addr add "$CLASSIC_BRIDGE_CIDR" dev "$CLASSIC_BRIDGE" || fail "cannot give $CLASSIC_BRIDGE the address $CLASSIC_BRIDGE_CIDR"
+    ip link set "$CLASSIC_BRIDGE" up || fail "cannot bring $CLASSIC_BRIDGE up"
+  fi
+  mkdir -p "$CLASSIC/data" "$CLASSIC/exec"
+  cat >"$CLASSIC/daemon.json" <<EOF
+{
+  "features": {"containerd-snapshotter": false},
+  "storage-driver": "overlay2",
+  "bridge": "$CLASSIC_BRIDGE",
+  "iptables": false,
+  "ip-masq": false,
+  "data-root": "$CLASSIC/data",
+  "exec-root": "$CLASSIC/exec",
+  "pidfile": "$CLASSIC/dockerd.pid",
+  "hosts": ["unix://$CLASSIC_SOCK"]
+}
+EOF
+  log "starting the classic-store dockerd on $CLASSIC_SOCK, log $STATE/classic-dockerd.log"
+  setsid dockerd --config-file "$CLASSIC/daemon.json" >>"$STATE/classic-dockerd.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$STATE/classic-dockerd.pid"
+  if ! wait_for 60 classic_ping; then
+    tail -n 20 "$STATE/classic-dockerd.log" >&2
+    pid_alive "$pid" || rm -f "$STATE/classic-dockerd.pid"
+    fail "the classic-store dockerd did not answer on $CLASSIC_SOCK within 60 s (log above)"
+  fi
+  log "classic-store dockerd up (PID $pid)"
+fi
+CLASSIC_VERSION=$(classic_cli version --format '{{.Server.Version}}')
+CLASSIC_DRIVER=$(classic_cli info --format '{{.Driver}}')
+if classic_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter'; then
+  fail "the engine on $CLASSIC_SOCK uses the containerd image store; it must use the classic one"
+fi
+
+# ---------------------------------------------------------------- a buildx of the other version
+# For `buildx-version`: Debian's docker-buildx of the other suite, unpacked (nothing installed). The tests put
+# it into a tool cache (RUNNER_TOOL_CACHE) as the release of that version.
+other_buildx() {
+  local suite=$OTHER_BUILDX_SUITE dir="$CACHE/apt-buildx-$OTHER_BUILDX_SUITE" mirror=http://deb.debian.org/debian
+  [ "$OS_ID" != debian ] || mirror=$(debian_mirror)
+  rm -rf "$dir"
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/sources.list.d" "$dir/preferences.d" "$dir/deb" "$dir/x"
+  # When the system's apt already lists that suite (the newest set adds trixie and sid), `apt-get download`
+  # only fetches the .deb into $dir/deb; otherwise a private apt run fetches the suite's index first.
+  if [ "$MODE" = own ] && (cd "$dir/deb" && timeout 180 apt-get -q -o APT::Sandbox::User=root download "docker-buildx/$suite") >"$dir/download.log" 2>&1; then
+    log "downloaded docker-buildx/$suite with the system's apt lists"
+  else
+    other_buildx_private "$suite" "$dir" "$mirror"
+  fi
+  dpkg-deb -x "$dir"/deb/docker-buildx_*.deb "$dir/x"
+  local f
+  f=$(find "$dir/x" -path '*/cli-plugins/docker-buildx' -type f | head -n1)
+  [ -n "$f" ] || fail "docker-buildx/$suite holds no cli-plugins/docker-buildx"
+  mkdir -p "$CACHE/buildx-$suite"
+  install -m 0755 "$f" "$CACHE/buildx-$suite/docker-buildx"
+  rm -rf "$dir"
+}
+# Downloads docker-buildx/$1 into $2/deb with a private apt configuration and lists (in $2) for mirror $3.
+other_buildx_private() {
+  local suite=$1 dir=$2 mirror=$3
+  rm -f "$dir"/deb/*
+  touch "$dir/preferences"
+  echo "deb [arch=$NATIVE_ARCH signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" >"$dir/sources.list"
+  local opts=(-q -o "APT::Architecture=$NATIVE_ARCH" -o "APT::Architectures::=$NATIVE_ARCH"
+    -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o Dir::State::status=/dev/null
+    -o "Dir::Etc::SourceList=$dir/sources.list" -o "Dir::Etc::SourceParts=$dir/sources.list.d"
+    -o "Dir::Etc::Preferences=$dir/preferences" -o "Dir::Etc::PreferencesParts=$dir/preferences.d"
+    -o APT::Sandbox::User=root)
+  log "downloading docker-buildx/$suite ($mirror) with a private apt run"
+  timeout 180 apt-get "${opts[@]}" update >"$dir/update.log" 2>&1 ||
+    { tail -n 5 "$dir/update.log" >&2; fail "cannot fetch the $suite package index"; }
+  (cd "$dir/deb" && timeout 180 apt-get "${opts[@]}" download "docker-buildx/$suite") >"$dir/download.log" 2>&1 ||
+    { tail -n 5 "$dir/download.log" >&2; fail "cannot download docker-buildx/$suite"; }
+}
+OTHER_BUILDX="$CACHE/buildx-$OTHER_BUILDX_SUITE/docker-buildx"
+if [ -x "$OTHER_BUILDX" ]; then log "buildx of $OTHER_BUILDX_SUITE cached in $OTHER_BUILDX"; else other_buildx; fi
+OTHER_BUILDX_REPORTS=$("$OTHER_BUILDX" version 2>/dev/null | awk '{print $2}') || true
+[ -n "$OTHER_BUILDX_REPORTS" ] || fail "$OTHER_BUILDX does not run"
+# The release it stands for in a tool cache (0.29.1 for 0.29.1+ds1).
+OTHER_BUILDX_VERSION=$(sed -E 's/^v?([0-9]+\.[0-9]+\.[0-9]+).*/\1/' <<<"$OTHER_BUILDX_REPORTS")
+log "other buildx: $OTHER_BUILDX_REPORTS ($OTHER_BUILDX)"
 
 # ---------------------------------------------------------------- registry
 pid=$(recorded_pid registry docker-registry)
@@ -492,10 +664,17 @@ fi
 SETUP_SECONDS=$(elapsed)
 cat >"$STATE/env.json.tmp" <<EOF
 {
+  "set": "$E2E_SET",
   "mode": "$MODE",
   "dockerSocket": "$SOCK",
   "dockerVersion": "$DOCKER_VERSION",
+  "dockerClientVersion": "$DOCKER_CLIENT_VERSION",
+  "containerdVersion": "$CONTAINERD_VERSION",
+  "imageStore": "containerd",
   "buildxVersion": "$BUILDX_VERSION",
+  "buildxPlugin": "$BUILDX_PLUGIN",
+  "classicEngine": {"dockerSocket": "$CLASSIC_SOCK", "dockerVersion": "$CLASSIC_VERSION", "imageStore": "classic", "storageDriver": "$CLASSIC_DRIVER"},
+  "otherBuildx": {"version": "$OTHER_BUILDX_VERSION", "reports": "$OTHER_BUILDX_REPORTS", "binary": "$OTHER_BUILDX", "suite": "$OTHER_BUILDX_SUITE"},
   "registry": "$REGISTRY_ADDR",
   "busybox": {"amd64": "$CACHE/busybox-amd64", "arm64": "$CACHE/busybox-arm64"},
   "qemu": "$QEMU_NAME",
@@ -504,6 +683,8 @@ cat >"$STATE/env.json.tmp" <<EOF
 }
 EOF
 mv "$STATE/env.json.tmp" "$STATE/env.json"
-chmod -R a+rX "$STATE"
-log "ready: dockerd $DOCKER_VERSION (containerd image store), buildx $BUILDX_VERSION, registry $REGISTRY_ADDR; state $STATE/env.json"
+# Readable for the tests (the classic engine's data-root is left as dockerd made it).
+find "$STATE" -path "$CLASSIC" -prune -o -exec chmod a+rX {} +
+chmod a+rx "$CLASSIC"
+log "ready ($E2E_SET): dockerd $DOCKER_VERSION (containerd image store), buildx $BUILDX_VERSION, classic-store dockerd $CLASSIC_VERSION ($CLASSIC_DRIVER) on $CLASSIC_SOCK, other buildx $OTHER_BUILDX_REPORTS, registry $REGISTRY_ADDR; state $STATE/env.json"
 log "setup took ${SETUP_SECONDS} s"

@@ -31,6 +31,7 @@ import {
   type JobRunOpts,
   type ProfileConfig
 } from '../src/index.js';
+import {versionAtLeast} from '@remote-builder-actions/core';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Where scripts/e2e-up.sh keeps its state (E2E_STATE_DIR overrides, as in the scripts). */
@@ -39,13 +40,27 @@ export const STATE_DIR = process.env['E2E_STATE_DIR'] ?? join(REPO_ROOT, '.e2e')
 export type Arch = 'amd64' | 'arm64';
 export const ARCHES: readonly Arch[] = ['amd64', 'arm64'];
 
-/** `.e2e/env.json`, written by scripts/e2e-up.sh once everything answered. */
+/** `.e2e/env.json`, written by scripts/e2e-up.sh once everything answered: what it measured. */
 export interface E2eState {
+  /** The toolchain set (E2E_SET of e2e-up): 'oldest', 'newest', or 'system' (the runner's own engine). */
+  set: 'oldest' | 'newest' | 'system';
   /** 'own': e2e-up started dockerd; 'system': it found a running Docker engine. */
   mode: 'own' | 'system';
   dockerSocket: string;
+  /** The engine's version (server), e.g. '26.1.5+dfsg1'. */
   dockerVersion: string;
+  dockerClientVersion: string;
+  containerdVersion: string;
+  /** The image store of the engine on dockerSocket (the builders' BuildKit): always containerd. */
+  imageStore: 'containerd';
+  /** As the plugin reports it, e.g. '0.13.1+ds1' (Debian's builds carry +ds1). */
   buildxVersion: string;
+  /** Path of the buildx CLI plugin docker runs. */
+  buildxPlugin: string;
+  /** A second engine on the classic image store (overlay2, as GitHub's ubuntu-latest), for `load`. */
+  classicEngine: {dockerSocket: string; dockerVersion: string; imageStore: 'classic'; storageDriver: string};
+  /** A buildx of the other version (Debian's package, unpacked), for `buildx-version`. */
+  otherBuildx: {version: string; reports: string; binary: string; suite: string};
   /** host:port of the plain-HTTP registry, e.g. 127.0.0.1:5000. */
   registry: string;
   busybox: Record<Arch, string>;
@@ -54,6 +69,9 @@ export interface E2eState {
   setupSeconds: number;
   writtenAt: string;
 }
+
+/** What BuildKit answers when two nodes of one build collide on it (see E2eEnv.twoNodesCollide); which one wins the race varies. */
+export const TWO_NODES_COLLIDE = /gateway result is already set|job ID \S+ exists/;
 
 /** The environment is not up: the suite must fail, not pass quietly. */
 export class E2eEnvNotReady extends Error {
@@ -88,6 +106,17 @@ export async function requireE2eEnv(): Promise<E2eEnv> {
   }
   const buildx = await run('docker', ['buildx', 'version']);
   if (buildx.code !== 0) throw new E2eEnvNotReady(`\`docker buildx version\` fails: ${buildx.stderr.trim()}`);
+  if (!state.classicEngine || !state.otherBuildx) {
+    throw new E2eEnvNotReady(`${file} has no classicEngine or otherBuildx (written by an older e2e-up)`);
+  }
+  const classic = state.classicEngine.dockerSocket;
+  const classicPing = await unixGet(classic, '/_ping').catch((e: Error) => ({status: 0, body: e.message}));
+  if (classicPing.status !== 200) {
+    throw new E2eEnvNotReady(`the classic-store dockerd does not answer on ${classic} (${classicPing.body})`);
+  }
+  if (!existsSync(state.otherBuildx.binary)) {
+    throw new E2eEnvNotReady(`no buildx ${state.otherBuildx.version} at ${state.otherBuildx.binary}`);
+  }
   return new E2eEnv(state);
 }
 
@@ -101,6 +130,26 @@ export class E2eEnv {
 
   busybox(arch: Arch): string {
     return this.state.busybox[arch];
+  }
+
+  /** Whether the measured buildx (the runner's plugin) is `min` or newer. */
+  buildxAtLeast(min: string): boolean {
+    return versionAtLeast(this.state.buildxVersion, min);
+  }
+
+  /**
+   * Whether a builder of two nodes fails here: the emulator proxies every node to the one dockerd BuildKit, and
+   * buildx ≥ 0.16 gives all nodes of a build the same build ref (docker/buildx 6fc19c402), so the second
+   * node's solve collides with the first on that BuildKit (TWO_NODES_COLLIDE). A real service runs one
+   * BuildKit per node.
+   */
+  twoNodesCollide(): boolean {
+    return this.buildxAtLeast('0.16.0');
+  }
+
+  /** Variables that point a step's docker commands at the classic-store engine. */
+  classicDockerEnv(): Record<string, string> {
+    return {DOCKER_HOST: `unix://${this.state.classicEngine.dockerSocket}`};
   }
 
   /** A new temporary folder with its own DOCKER_CONFIG; remove it with Workspace.cleanup(). */
@@ -572,6 +621,14 @@ export function actionScripts(action: string): {main: string; post: string} {
   const post = join(REPO_ROOT, 'dist', action, 'post', 'index.js');
   for (const f of [main, post]) if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
   return {main, post};
+}
+
+/**
+ * Whether the bundle the tests run (`dist/<action>/main/index.js`) contains `text`: for a behaviour that
+ * lands in core before the bundles are rebuilt, the tests expect what that bundle does.
+ */
+export function bundleIncludes(action: string, text: string): boolean {
+  return readFileSync(actionScripts(action).main, 'utf8').includes(text);
 }
 
 /** Harness options of one job of `action` against `emulator` in `workspace` (its DOCKER_CONFIG), main and post. */

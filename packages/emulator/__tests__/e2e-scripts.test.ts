@@ -99,11 +99,13 @@ function fakeAptEtc(): string {
 
 describe('scripts/e2e-up.sh --check', () => {
   test.each([
-    ['with nothing to install (or not root)', ''],
-    ['on its apt path (a package to install; the private apt run fails on an unreachable mirror)', 'hello']
-  ])('changes nothing on the machine %s; exit 0 or 3 with its reason', async (_label, extra) => {
+    ['oldest', 'with nothing to install (or not root)', ''],
+    ['oldest', 'on its apt path (a package to install; the private apt run fails on an unreachable mirror)', 'hello'],
+    ['newest', 'on its apt path (a package to install; the private apt run fails on an unreachable mirror)', 'hello']
+  ])('E2E_SET=%s: changes nothing on the machine %s; exit 0 or 3 with its reason', async (set, _label, extra) => {
     const state = join(temp('state'), '.e2e');
     const env = {
+      E2E_SET: set,
       E2E_STATE_DIR: state,
       E2E_APT_ETC: fakeAptEtc(),
       E2E_EXTRA_PACKAGES: extra,
@@ -128,6 +130,16 @@ describe('scripts/e2e-up.sh --check', () => {
       expect(res.stdout).toMatch(/private copy of the apt configuration/);
     }
   });
+});
+
+test('scripts/e2e-up.sh with an unknown E2E_SET exits 2 before changing anything', async () => {
+  const state = join(temp('state'), '.e2e');
+  const res = await run('bash', ['scripts/e2e-up.sh', '--check'], {E2E_SET: 'latest', E2E_STATE_DIR: state});
+  expect({code: res.code, stderr: res.stderr}).toEqual({
+    code: 2,
+    stderr: 'E2E_SET must be oldest or newest (got "latest")\n'
+  });
+  expect(existsSync(state)).toBe(false);
 });
 
 describe('scripts/e2e-down.sh', () => {

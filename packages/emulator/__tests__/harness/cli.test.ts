@@ -115,7 +115,9 @@ describe('harness CLI: job', () => {
   test('runs an example as it is against an embedded emulator, and renders its job summary', async () => {
     const run = await harness(['job', 'examples/configure-custom-step.yml', '--emulator', '--workspace', work]);
     expect(run).toMatchObject({code: 0});
-    expect(run.output).toContain('── Step 1: actions/checkout@v4: skipped, checkout is a no-op here');
+    expect(run.output).toContain(
+      '── Step 1: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1: skipped, checkout is a no-op here'
+    );
     expect(run.output).toContain('── Step 2 (builder): configure (main) ──');
     expect(run.output).toMatch(/── builder: configure \(post\) ──\n {2}Remote builders: configure\n {2}═+/);
     expect(run.output).toMatch(/^ {2}steps\.builder\.outputs\.name=remote-builder-/m);

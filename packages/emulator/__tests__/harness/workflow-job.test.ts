@@ -24,7 +24,7 @@ describe('planJob', () => {
     const plan = planJob(readWorkflow(EXAMPLE), 'examples/configure-custom-step.yml');
     expect(plan.jobId).toBe('image');
     expect(plan.steps.map(s => [s.kind, s.label])).toEqual([
-      ['skip', 'actions/checkout@v4'],
+      ['skip', 'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1'],
       ['action', 'builder'],
       ['run', 'Build on the remote builder']
     ]);
@@ -97,14 +97,14 @@ describe('runWorkflowJob: an example against the emulator, with the fake docker'
   test('every step ran in order, post last, and the job succeeded', () => {
     expect(job.failedStep).toBe('');
     expect(job.steps.map(s => [s.hook, s.label, s.skipped === undefined ? s.result?.exitCode : 'skipped'])).toEqual([
-      ['main', 'actions/checkout@v4', 'skipped'],
+      ['main', 'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1', 'skipped'],
       ['main', 'builder', 0],
       ['main', 'Build on the remote builder', 0],
       ['post', 'builder', 0]
     ]);
     expect(events).toEqual([
-      'start main actions/checkout@v4',
-      'end main actions/checkout@v4',
+      'start main actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1',
+      'end main actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1',
       'start main builder',
       'end main builder',
       'start main Build on the remote builder',

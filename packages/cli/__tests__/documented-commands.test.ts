@@ -1,13 +1,20 @@
 // Every `remote-builder` command the READMEs show works as written, against the emulator with the recording
-// fake docker on PATH: the commands are read from the `sh` code blocks of README.md, packages/cli/README.md
-// and packages/emulator/README.md, so a changed README is checked as it is.
+// fake docker on PATH: the commands are read from the `sh` code blocks of README.md, docs/*.md,
+// packages/cli/README.md and packages/emulator/README.md, so a changed README is checked as it is.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
-import {mkdirSync, readFileSync, rmSync} from 'node:fs';
+import {mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {Emulator} from '@remote-builder-actions/emulator';
 import {cli, ROOT, sandbox, type Sandbox} from './helpers.js';
 
-const READMES = ['README.md', 'packages/cli/README.md', 'packages/emulator/README.md'];
+const READMES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter(f => f.endsWith('.md'))
+    .map(f => `docs/${f}`),
+  'packages/cli/README.md',
+  'packages/emulator/README.md'
+];
 
 /** One documented CLI command: where it is, the line as written, and the argv after `remote-builder`. */
 interface Documented {

@@ -1280,7 +1280,7 @@ module.exports = compare
 
 /***/ }),
 
-/***/ 1115:
+/***/ 3496:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -1662,7 +1662,7 @@ const parse = __webpack_require__(2080)
 const valid = __webpack_require__(3769)
 const clean = __webpack_require__(3590)
 const inc = __webpack_require__(1999)
-const diff = __webpack_require__(1115)
+const diff = __webpack_require__(3496)
 const major = __webpack_require__(474)
 const minor = __webpack_require__(2430)
 const patch = __webpack_require__(9629)

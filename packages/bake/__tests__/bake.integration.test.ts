@@ -199,10 +199,8 @@ describe('bake action (bundled) against the emulator', () => {
     expect(metadata['app']?.['containerimage.digest']).toBe(digestOf('app'));
     expect(metadata['app']?.['image.name']).toBe('user/app:latest');
 
-    expect(main.summary).toContain('single');
-    expect(main.summary).toContain('app');
-    expect(main.summary).toContain(digestOf('app'));
-    expect(main.summary).toMatch(/Build time/);
+    // One job-summary block per step, written by post.
+    expect(main.summary).toBe('');
     // Billing stops when the bake ends.
     expect(live(builderIds)).toEqual([]);
     expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
@@ -213,6 +211,10 @@ describe('bake action (bundled) against the emulator', () => {
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
     expect(post.stdout).toMatch(/already torn down by main/);
     expect(calls().filter(c => c.argv[1] === 'rm')).toHaveLength(1);
+    expect(post.summary).toContain('single');
+    expect(post.summary).toContain('app');
+    expect(post.summary).toContain(digestOf('app'));
+    expect(post.summary).toMatch(/setup .* · build and push /);
   });
 
   test('multi-target, multi-platform: every target checked against the nodes, baked on both', async () => {
@@ -250,10 +252,10 @@ describe('bake action (bundled) against the emulator', () => {
     const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, Record<string, string>>;
     expect(Object.keys(metadata).sort()).toEqual(['api', 'web']);
     expect(metadata['web']?.['containerimage.digest']).toBe(digestOf('web'));
-    expect(main.summary).toContain('web');
-    expect(main.summary).toContain('api');
-    expect(main.summary).toContain('linux/amd64, linux/arm64');
-    expect(main.summary).toContain('multi');
+    expect(post.summary).toContain('web');
+    expect(post.summary).toContain('api');
+    expect(post.summary).toContain('linux/amd64, linux/arm64');
+    expect(post.summary).toContain('multi');
     expect(post.exitCode).toBe(0);
     expect(live(builderIds)).toEqual([]);
   });
@@ -283,7 +285,8 @@ describe('bake action (bundled) against the emulator', () => {
       calls().some(c => c.argv[1] === 'inspect' && c.argv.includes('--bootstrap') && c.argv.includes(shared))
     ).toBe(true);
     expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('web');
-    expect(main.summary).toContain(`Shared builder "${shared}"`);
+    expect(post.summary).toContain(`buildx builder \`${shared}\``);
+    expect(post.summary).toContain('No builder was assigned');
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/nothing to tear down/);
     expect(emu.ledger().length).toBe(ledgerBefore);
@@ -377,6 +380,7 @@ describe('bake action (bundled) against the emulator', () => {
     expect(main.summary).toBe('');
     expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('app');
     expect(post.exitCode).toBe(0);
+    expect(post.summary).toBe('');
   });
 
   test("remote definition by default (this repository's Git context) with the token as docker passes it; no secret printed", async () => {

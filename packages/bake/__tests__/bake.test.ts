@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {
   MemoryStateStore,
+  loadRun,
   parseBakeDefinition,
   versionAtLeast,
   type ActionIO,
@@ -14,7 +15,7 @@ import {
   type Logger
 } from '@remote-builder-actions/core';
 import {bake, PRINT_TIMEOUT_MS} from '../src/bake.js';
-import {bakeSummary} from '../src/summary.js';
+import {targetResults} from '../src/summary.js';
 
 interface Recorded {
   io: ActionIO;
@@ -111,7 +112,7 @@ const AMD64 =
   'Name: shared\nDriver: remote\n\nName: n0\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*, linux/386\n';
 
 describe('bake on a shared builder (builder input)', () => {
-  test('resolves the definition with --print, bakes on the builder, sets metadata and the summary', async () => {
+  test('resolves the definition with --print, bakes on the builder, sets metadata, records the targets for the summary', async () => {
     const docker = new FakeDocker(BOTH);
     const r = fakeIO(
       {builder: 'shared', source: '.', targets: 'api\nweb', set: '*.tags=u/x:1', 'github-token': 'ghs_tok'},
@@ -152,12 +153,15 @@ describe('bake on a shared builder (builder input)', () => {
     });
     expect(r.secrets).toContain('ghs_tok');
     expect(res.builderName).toBe('shared');
-    expect(r.summaries).toHaveLength(1);
-    expect(r.summaries[0]?.table).toEqual([
-      ['Target', 'Platforms', 'Digest'],
-      ['api', 'linux/amd64', 'sha256:api'],
-      ['web', 'linux/amd64, linux/arm64', 'sha256:web']
-    ]);
+    // main writes no summary: post writes the step's one block from this record.
+    expect(r.summaries).toEqual([]);
+    expect(loadRun(r.io.state)?.result).toEqual({
+      builder: 'shared',
+      targets: [
+        {name: 'api', platforms: ['linux/amd64'], digest: 'sha256:api'},
+        {name: 'web', platforms: ['linux/amd64', 'linux/arm64'], digest: 'sha256:web'}
+      ]
+    });
   });
 
   test('platform guard: names the target, the missing architecture and the fix; nothing is baked', async () => {
@@ -280,38 +284,22 @@ describe('bake on a shared builder (builder input)', () => {
     ]);
   });
 
-  test('DOCKER_BUILD_SUMMARY=false: no job summary, metadata still set', async () => {
+  test('DOCKER_BUILD_SUMMARY=false: the record tells post to write no summary, metadata still set', async () => {
     const docker = new FakeDocker(BOTH);
     const r = fakeIO({builder: 'shared', source: '.'}, {DOCKER_BUILD_SUMMARY: 'false'});
     await bake({io: r.io, exec: docker});
     expect(r.summaries).toEqual([]);
+    expect(loadRun(r.io.state)?.summary).toBe(false);
     expect(r.outputs['metadata']).toBeDefined();
   });
 });
 
-describe('bakeSummary', () => {
-  test('targets with platforms and digests; profile, nodes, time to ready and build time', () => {
-    const s = bakeSummary({
-      profile: 'p',
-      builderName: 'b',
-      nodes: [
-        {builder: 'b', node: 'n0', platforms: ['linux/amd64']},
-        {builder: 'b', node: 'n1', platforms: ['linux/arm64']}
-      ],
-      timeToReadyMs: 1500,
-      buildMs: 12000,
-      definition: parseBakeDefinition(JSON.stringify({target: {a: {platforms: ['linux/amd64']}, b: {}}})),
-      metadata: {a: {'containerimage.digest': 'sha256:a'}}
-    });
-    expect(s.table).toEqual([
-      ['Target', 'Platforms', 'Digest'],
-      ['a', 'linux/amd64', 'sha256:a'],
-      ['b', "builder's default", 'none']
-    ]);
-    expect(s.notes).toEqual([
-      'Builder profile "p"; ready after 1.5 s.',
-      'Builder "b", nodes: n0 (linux/amd64); n1 (linux/arm64).',
-      'Build time: 12.0 s.'
+describe('targetResults', () => {
+  test('each target with its platforms and digest; none for a target the metadata does not name', () => {
+    const definition = parseBakeDefinition(JSON.stringify({target: {a: {platforms: ['linux/amd64']}, b: {}}}));
+    expect(targetResults(definition, {a: {'containerimage.digest': 'sha256:a'}})).toEqual([
+      {name: 'a', platforms: ['linux/amd64'], digest: 'sha256:a'},
+      {name: 'b', platforms: []}
     ]);
   });
 });

@@ -1,7 +1,6 @@
 import {
   annotateBuildChecks,
   BuildCommandError,
-  builderFacts,
   bakeLoadedBuilds,
   cancellation,
   checkMultiPlatformLoad,
@@ -16,7 +15,6 @@ import {
   runBuildStep,
   targetPlatforms,
   targetSupportsAttestations,
-  writeBuildSummary,
   type ActionIO,
   type BakeDefinition,
   type BuildContext,
@@ -25,9 +23,9 @@ import {
   type BuildTarget,
   type StepDeps
 } from '@remote-builder-actions/core';
+import {targetResults} from './summary.js';
 import {getArgs, getPrintArgs, gitAuthToken, type ArgsEnv} from './bake-args.js';
 import {getInputs, Input, inputWarnings, Output, type Inputs} from './context.js';
-import {bakeSummary} from './summary.js';
 
 export interface BakeResult {
   /** The --metadata-file: one entry per target. */
@@ -61,7 +59,7 @@ interface Step extends BuildStepTools {
  * The bake action's main step: validate every input, do the local work (buildx version, `buildx bake
  * --print` to resolve the definition) before anything is assigned, assign and wait, check every target's
  * platforms against the builder's nodes, run `docker buildx bake --builder <ours>`, set docker's `metadata`
- * output and our job summary. With the `builder` input nothing is assigned. After an assignment, the
+ * output and record each target's digest for the job summary (post writes it). With the `builder` input nothing is assigned. After an assignment, the
  * builders are torn down as soon as the bake ends, fails or is cancelled.
  */
 export async function bake(deps: StepDeps): Promise<BakeResult> {
@@ -184,9 +182,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
     throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
   }
 
-  await writeBuildSummary(io, 'bake', step.summary, () =>
-    bakeSummary({...builderFacts(target, buildMs), definition: argsEnv.definition, ...(metadata ? {metadata} : {})})
-  );
+  ctx.reportResult({builder: target.name, targets: targetResults(argsEnv.definition, metadata)});
   return {
     ...(metadata ? {metadata} : {}),
     definition: argsEnv.definition,

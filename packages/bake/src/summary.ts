@@ -2,41 +2,18 @@ import {
   targetPlatforms,
   type BakeDefinition,
   type BuildMetadata,
-  type BuilderFacts,
-  type JobSummary
+  type TargetResult
 } from '@remote-builder-actions/core';
 
-export interface BakeSummaryFacts extends BuilderFacts {
-  definition: BakeDefinition;
-  metadata?: BuildMetadata;
-}
-
-/** The job summary of one bake: every target with its platforms and digest, where it ran and how long it took. */
-export function bakeSummary(f: BakeSummaryFacts): JobSummary {
-  const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-  const rows = Object.entries(f.definition.target).map(([name, target]) => {
-    const platforms = targetPlatforms(target);
-    const entry = f.metadata?.[name];
+/**
+ * What a bake records for the step's job summary (post writes it): each target of the definition with its
+ * platforms and the digest the metadata file gave it.
+ */
+export function targetResults(definition: BakeDefinition, metadata: BuildMetadata | undefined): TargetResult[] {
+  return Object.entries(definition.target).map(([name, target]) => {
+    const entry = metadata?.[name];
     const digest =
       entry && typeof entry === 'object' ? (entry as Record<string, unknown>)['containerimage.digest'] : undefined;
-    return [
-      name,
-      platforms.length > 0 ? platforms.join(', ') : "builder's default",
-      typeof digest === 'string' ? digest : 'none'
-    ];
+    return {name, platforms: targetPlatforms(target), ...(typeof digest === 'string' ? {digest} : {})};
   });
-  const nodes = f.nodes.map(n => `${n.node} (${n.platforms.join(', ') || 'platforms not reported'})`).join('; ');
-  return {
-    heading: 'Remote bake',
-    table: [['Target', 'Platforms', 'Digest'], ...rows],
-    notes: [
-      f.fallback !== undefined
-        ? `Local fallback builder "${f.builderName}" (docker-container, on this runner): ${f.fallback}.`
-        : f.profile !== undefined
-          ? `Builder profile "${f.profile}"; ready${f.timeToReadyMs !== undefined ? ` after ${seconds(f.timeToReadyMs)}` : ''}.`
-          : `Shared builder "${f.builderName}" (builder input): nothing was assigned by this step.`,
-      `Builder "${f.builderName}", nodes: ${nodes || 'none reported'}.`,
-      `Build time: ${seconds(f.buildMs)}.`
-    ]
-  };
 }

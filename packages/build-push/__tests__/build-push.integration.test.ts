@@ -134,10 +134,8 @@ describe('build-push action (bundled) against the emulator', () => {
     ]);
     // The private folder (secrets, iidfile, metadata) is gone once main ends.
     expect(existsSync(tmp)).toBe(false);
-    expect(main.summary).toContain('single');
-    expect(main.summary).toContain(DIGEST);
-    expect(main.summary).toContain('user/app:latest');
-    expect(main.summary).toContain('linux/amd64');
+    // One job-summary block per step, written by post.
+    expect(main.summary).toBe('');
     // Billing stops when the build ends: main tears the builders down and removes the buildx builder.
     expect(live(builderIds)).toEqual([]);
     expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
@@ -148,6 +146,11 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
     expect(post.stdout).toMatch(/already torn down by main/);
     expect(dockerCalls().filter(c => c[1] === 'rm')).toHaveLength(1);
+    expect(post.summary).toContain('single');
+    expect(post.summary).toContain(DIGEST);
+    expect(post.summary).toContain('user/app:latest');
+    expect(post.summary).toContain('amd64');
+    expect(post.summary).toMatch(/setup .* · build and push /);
   });
 
   test('multi-arch: one node per builder with its platform, build for both', async () => {
@@ -165,8 +168,8 @@ describe('build-push action (bundled) against the emulator', () => {
       '--platform',
       'linux/amd64,linux/arm64'
     ]);
-    expect(main.summary).toContain('linux/arm64');
     expect(post.exitCode).toBe(0);
+    expect(post.summary).toContain('arm64');
     expect(live(builderIds)).toEqual([]);
   });
 
@@ -279,12 +282,13 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(main.summary).toBe('');
     expect(main.outputs['digest']).toBe(DIGEST);
     expect(post.exitCode).toBe(0);
+    expect(post.summary).toBe('');
   });
 
   test('DOCKER_BUILD_NO_SUMMARY=true, removed in docker v7: ignored (a job summary), warned once naming the replacement', async () => {
     const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_NO_SUMMARY: 'true'}));
     expect(main.exitCode).toBe(0);
-    expect(main.summary).not.toBe('');
+    expect(post.summary).not.toBe('');
     expect(main.annotations.filter(a => a.level === 'warning').map(a => a.message)).toEqual([
       "DOCKER_BUILD_NO_SUMMARY is ignored: docker's actions v7 removed it; set DOCKER_BUILD_SUMMARY=false instead."
     ]);

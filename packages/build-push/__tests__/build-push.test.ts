@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {
   MemoryStateStore,
+  loadRun,
   type ActionIO,
   type Exec,
   type ExecOpts,
@@ -12,7 +13,6 @@ import {
   type Logger
 } from '@remote-builder-actions/core';
 import {buildPush} from '../src/build-push.js';
-import {buildSummary} from '../src/summary.js';
 
 interface Recorded {
   io: ActionIO;
@@ -165,26 +165,21 @@ describe("buildPush: load into the runner's engine", () => {
   });
 });
 
-describe('summary', () => {
-  test('profile, nodes with platforms, time to ready, build time, tags, digest', () => {
-    const s = buildSummary({
-      profile: 'p',
-      builderName: 'b',
-      nodes: [{builder: 'b', node: 'n0', platforms: ['linux/amd64']}],
-      timeToReadyMs: 1500,
-      buildMs: 12000,
-      tags: ['a/b:1'],
-      digest: 'sha256:d'
+describe('job summary record', () => {
+  test('main writes no summary; it records the digest, image id, tags and build time for post', async () => {
+    const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nPlatforms: linux/amd64*\n');
+    const r = fakeIO({builder: 'shared', context: '.', tags: 'a/b:1\na/b:latest'});
+    await buildPush({io: r.io, exec: docker});
+    expect(r.summaries).toEqual([]);
+    const run = loadRun(r.io.state);
+    expect(run).toMatchObject({
+      action: 'build-push',
+      outcome: 'success',
+      summary: true,
+      builders: [],
+      result: {builder: 'shared', image: {digest: 'sha256:dig', imageId: 'sha256:iid', tags: ['a/b:1', 'a/b:latest']}}
     });
-    expect(s.table).toEqual([
-      ['Builder', 'Node', 'Platforms'],
-      ['b', 'n0', 'linux/amd64']
-    ]);
-    expect(s.notes).toEqual([
-      'Builder profile "p"; ready after 1.5 s.',
-      'Build time: 12.0 s.',
-      'Tags: a/b:1.',
-      'Digest: sha256:d.'
-    ]);
+    expect(run?.timing?.buildMs).toEqual(expect.any(Number));
+    expect(run?.timing?.setupMs).toEqual(expect.any(Number));
   });
 });

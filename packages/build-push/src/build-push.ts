@@ -3,7 +3,6 @@ import {
   BuildCommandError,
   InputError,
   SecretStore,
-  builderFacts,
   cancellation,
   checkMultiPlatformLoad,
   formatMetadata,
@@ -15,7 +14,6 @@ import {
   targetSupportsAttestations,
   newerBuildxHint,
   versionAtLeast,
-  writeBuildSummary,
   type ActionIO,
   type BuildContext,
   type BuildResult,
@@ -26,7 +24,7 @@ import {
 } from '@remote-builder-actions/core';
 import {defaultGitContext, getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
 import {getInputs, Input, Output, type Inputs} from './context.js';
-import {buildSummary} from './summary.js';
+import {imageResult} from './summary.js';
 
 export interface BuildPushResult extends BuildResult {
   /** The buildx builder the build ran on. */
@@ -45,7 +43,8 @@ interface Prepared {
 /**
  * The build-push action's main step: validate every input, do the local work (buildx version, secrets,
  * argv) before anything is assigned, assign and wait, check the builder's platforms, run
- * `docker buildx build --builder <ours>`, set docker's outputs and our job summary. With the `builder`
+ * `docker buildx build --builder <ours>`, set docker's outputs and record what it built for the job summary
+ * (post writes it). With the `builder`
  * input nothing is assigned: the build runs on that builder. After an assignment, any failure or
  * cancellation tears the builders down before main ends.
  */
@@ -132,14 +131,7 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
   await annotateBuildChecks({io, buildx: step.buildx, action: 'build-push', metadata: result.metadata});
 
-  await writeBuildSummary(io, 'build-push', step.summary, () =>
-    buildSummary({
-      ...builderFacts(target, buildMs),
-      tags: inputs.tags,
-      ...(result.digest ? {digest: result.digest} : {}),
-      ...(result.imageId ? {imageId: result.imageId} : {})
-    })
-  );
+  ctx.reportResult(imageResult(target.name, inputs.tags, result));
   return {...result, builderName: target.name, args: ['buildx', ...args]};
 }
 

@@ -3,7 +3,6 @@ import {
   Provisioner,
   RunRecorder,
   buildSummaryEnabled,
-  errorMessage,
   exportInstalledBuildx,
   injectedDeps,
   setUpStepBuildx,
@@ -12,7 +11,7 @@ import {
   type ProvisionedBuilder,
   type StepDeps
 } from '@remote-builder-actions/core';
-import {getInputs, Input, Output, type Inputs} from './context.js';
+import {getInputs, Input, Output} from './context.js';
 
 /** Variables exported for later steps so docker's actions skip what these builders cannot do (spec §1 rule 9). */
 export const DOCKER_BUILD_EXPORTS = [
@@ -88,11 +87,11 @@ export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
       provisioner.recordFailure(e);
       throw e;
     }
+    recorder.setUp();
+    // Post writes the step's one job summary (billing ends there); buildx is set up only with setup-buildx.
+    if (builder.buildxCreated) recorder.result({builder: builder.name});
     recorder.finish('success');
     setOutputs(io, builder);
-    await io
-      .writeSummary(summaryOf(builder, inputs))
-      .catch(e => io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`));
     return builder;
   } finally {
     provisioner.close();
@@ -128,20 +127,4 @@ function setOutputs(io: ActionIO, b: ProvisionedBuilder): void {
       }))
     )
   );
-}
-
-function summaryOf(b: ProvisionedBuilder, inputs: Inputs) {
-  return {
-    heading: 'Remote builder',
-    table: [
-      ['Builder', 'Profile', 'Node', 'Endpoint', 'Platforms'],
-      ...b.nodes.map(n => [b.name, b.profile, n.builderId, n.endpoint, n.platforms.join(', ') || 'not reported'])
-    ],
-    notes: [
-      `Ready after ${(b.timeToReadyMs / 1000).toFixed(1)} s (timeout ${inputs.timeout / 1000} s).`,
-      b.buildxCreated
-        ? `buildx builder "${b.name}"${inputs.use ? ' is the default builder' : ''}.`
-        : 'buildx was not set up (setup-buildx: false).'
-    ]
-  };
 }

@@ -51,7 +51,6 @@ export * from './provisioning/step-deps.js';
 export * from './provisioning/step-buildx.js';
 export * from './provisioning/action-inputs.js';
 export * from './provisioning/build-step.js';
-export * from './provisioning/build-summary.js';
 export * from './provisioning/summary-env.js';
 export * from './docker/build-failure.js';
 export * from './billing/price-table.js';

@@ -70,9 +70,13 @@ describe('npm run demo (fake docker)', () => {
     // Every step's summary, rendered as text (no Markdown or HTML left), after the jobs.
     const summaries = indexOf(run.lines, /^━━ Job summaries ━━$/);
     expect(summaries).toBeGreaterThan(at);
-    for (const name of ['configure: main', 'configure: post', 'build-push: main', 'build-push: post', 'bake: main']) {
-      expect(indexOf(run.lines, new RegExp(`^── ${name} ──$`), summaries)).toBeGreaterThan(summaries);
+    // One block per step, as docker's actions write: post writes it (billing ends there), main writes none.
+    for (const job of ['configure', 'build-push', 'bake']) {
+      expect(indexOf(run.lines, new RegExp(`^── ${job}: post ──$`), summaries)).toBeGreaterThan(summaries);
+      expect(indexOf(run.lines, new RegExp(`^── ${job}: main ──$`), summaries)).toBe(-1);
     }
+    // With the image's digest and tags, and setup time apart from build and push time.
+    expect(indexOf(run.lines, /^\s*Time: setup \d.* · build and push \d/, summaries)).toBeGreaterThan(summaries);
     const summaryText = run.lines.slice(summaries).join('\n');
     expect(summaryText).not.toMatch(/<\/?(table|tr|td|th|h3|p)>|\*\*|^\s*\|/m);
 

@@ -43,7 +43,7 @@ const fellBack = (why: RegExp, assigned: number, more?: (ctx: ScenarioContext) =
     // One build ran, on the local builder; no remote builder was ready, so no time-to-ready.
     expect(ctx.job.main?.outputs['attempts']).toBe('1');
     expect(ctx.job.main?.outputs['time-to-ready']).toBeUndefined();
-    expect(ctx.job.main?.summary).toMatch(/Local fallback builder/);
+    expect(ctx.job.posts[0]?.summary).toMatch(/Local fallback builder/);
     more?.(ctx);
   }
 });

@@ -8,6 +8,8 @@ import {cancellation} from '../../src/provisioning/cancellation.js';
 import {requireBuildx} from '../../src/provisioning/local-checks.js';
 import {platformShortfall} from '../../src/provisioning/platform-shortfall.js';
 import type {PollSchedule} from '../../src/lifecycle/readiness.js';
+import {ApiError} from '../../src/errors.js';
+import {loadRun} from '../../src/report/run-recorder.js';
 import {loadBuilderState} from '../../src/state.js';
 import {FakeActionIO} from '../fakes/fake-action-io.js';
 import {assigned, FakeBuilderApi, readyDetails} from '../fakes/fake-builder-api.js';
@@ -113,6 +115,47 @@ describe('runRemoteBuild on an assigned builder', () => {
     expect(h.closed()).toBe(0);
   });
 
+  test('the job summary record: what the build reported it produced, setup apart from build and push time', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
+    await runRemoteBuild(
+      h.opts({
+        build: async (_p, target, ctx) => {
+          ctx.reportRun({buildMs: 4200, output: ''});
+          ctx.reportResult({builder: target.name, image: {digest: 'sha256:d', tags: ['u/a:1']}});
+        }
+      })
+    );
+    const run = loadRun(h.io.state);
+    expect(run).toMatchObject({
+      action: 'build-push',
+      outcome: 'success',
+      result: {builder: 'rb', image: {digest: 'sha256:d', tags: ['u/a:1']}},
+      timing: {buildMs: 4200, setupMs: expect.any(Number)}
+    });
+  });
+
+  test('a local fallback build: the record says on which fallback builder and why', async () => {
+    const h = harness();
+    const unavailable = new ApiError({call: 'assign', status: 503});
+    h.api.onAssign('amd', unavailable, unavailable, unavailable, unavailable);
+    await runRemoteBuild(
+      h.opts({
+        fallback: 'local',
+        exec: h.exec,
+        build: async (_p, target, ctx) => {
+          ctx.reportRun({buildMs: 2500, output: ''});
+          ctx.reportResult({builder: target.name, image: {tags: []}});
+        }
+      })
+    );
+    expect(loadRun(h.io.state)).toMatchObject({
+      outcome: 'success',
+      result: {fallback: 'the service answered HTTP 503', image: {tags: []}},
+      timing: {buildMs: 2500, setupMs: expect.any(Number)}
+    });
+  });
+
   test('a failing build tears down before the error propagates', async () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
@@ -155,6 +198,42 @@ describe('runRemoteBuild on a shared builder', () => {
     expect(warning).toContain('Both "builder" and "profile-name" are set: the build runs on builder "shared"');
     expect(warning).toContain('NO remote builder is assigned from "profile-name" (p)');
     expect(warning).toContain('remove the "builder" input to build on a remote builder from "profile-name"');
+  });
+
+  test('records the step for post (nothing assigned, nothing billed): result, build time, outcome', async () => {
+    const h = harness();
+    await runRemoteBuild(
+      h.opts({
+        builder: 'shared',
+        credentials: undefined,
+        report: {action: 'bake', summary: true},
+        build: async (_p, target, ctx) => {
+          ctx.reportRun({buildMs: 3100, output: ''});
+          ctx.reportResult({builder: target.name, targets: [{name: 't', platforms: []}]});
+        }
+      })
+    );
+    expect(loadRun(h.io.state)).toMatchObject({
+      action: 'bake',
+      outcome: 'success',
+      summary: true,
+      builders: [],
+      result: {builder: 'shared', targets: [{name: 't', platforms: []}]},
+      timing: {buildMs: 3100, setupMs: expect.any(Number)}
+    });
+
+    const failed = harness();
+    const err = await runRemoteBuild(
+      failed.opts({
+        builder: 'shared',
+        credentials: undefined,
+        build: async () => {
+          throw new Error('build failed');
+        }
+      })
+    ).catch(e => e as Error);
+    expect((err as Error).message).toBe('build failed');
+    expect(loadRun(failed.io.state)).toMatchObject({outcome: 'failure', phase: 'build', errorTail: ['build failed']});
   });
 
   test('no warning when only "builder" is set', async () => {

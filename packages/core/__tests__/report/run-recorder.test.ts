@@ -1,6 +1,6 @@
 import {describe, expect, test} from '@jest/globals';
 import {renderRunReport} from '../../src/report/run-report.js';
-import {closeRun, loadRun, RunRecorder} from '../../src/report/run-recorder.js';
+import {closeRun, loadRun, RESULT_LIST_CAP, RunRecorder} from '../../src/report/run-recorder.js';
 import {MemoryStateStore, State} from '../../src/state.js';
 import {readyDetails} from '../fakes/fake-builder-api.js';
 import {TEST_PEMS} from '../fakes/pems.js';
@@ -100,6 +100,43 @@ describe('RunRecorder', () => {
     );
     expect(closed.builders[0]?.teardown).toBe('failed');
     expect(renderRunReport(closed)).toMatch(/b1/);
+  });
+
+  test("setup (start → build, and each retry's replacement) apart from build and push time (summed over attempts)", () => {
+    const {state, r, tick} = recorder();
+    tick(10_000);
+    r.phase('build');
+    tick(30_000);
+    r.attempt({n: 1, builderIds: [], outcome: 'infrastructure', buildMs: 30_000});
+    tick(5_000);
+    r.phase('build');
+    tick(20_000);
+    r.attempt({n: 2, builderIds: [], outcome: 'success', buildMs: 20_000});
+    r.finish('success');
+    expect(loadRun(state)?.timing).toEqual({setupMs: 15_000, buildMs: 50_000});
+  });
+
+  test('configure: setUp ends the setup once; a build outside the attempts adds its time', () => {
+    const {state, r, tick} = recorder({action: 'configure'});
+    tick(8_000);
+    r.setUp();
+    tick(1_000);
+    r.setUp();
+    r.built(2_000);
+    expect(loadRun(state)?.timing).toEqual({setupMs: 8_000, buildMs: 2_000});
+  });
+
+  test('the result is saved with tags and targets cut at RESULT_LIST_CAP and the rest counted', () => {
+    const {state, r} = recorder();
+    const tags = Array.from({length: RESULT_LIST_CAP + 2}, (_, i) => `u/a:${i}`);
+    r.result({builder: 'b', image: {digest: 'sha256:d', tags}});
+    expect(loadRun(state)?.result).toEqual({
+      builder: 'b',
+      image: {digest: 'sha256:d', tags: tags.slice(0, RESULT_LIST_CAP), moreTags: 2}
+    });
+    const targets = Array.from({length: RESULT_LIST_CAP + 1}, (_, i) => ({name: `t${i}`, platforms: []}));
+    r.result({targets});
+    expect(loadRun(state)?.result).toEqual({targets: targets.slice(0, RESULT_LIST_CAP), moreTargets: 1});
   });
 
   test('an unreadable saved record is ignored', () => {

@@ -257,6 +257,91 @@ describe('renderRunReport', () => {
     for (const re of absent) expect(out.join('\n')).not.toMatch(re);
   });
 
+  test('build-push: the time line, and a Result part with the digest, image id and tags, before the builders', () => {
+    const text = renderRunReport({
+      ...success,
+      timing: {setupMs: 14_100, buildMs: 125 * S},
+      result: {
+        builder: 'remote-builder-1',
+        image: {
+          digest: 'sha256:0123456789abcdef',
+          imageId: 'sha256:fedcba9876543210',
+          tags: ['u/app:1', 'u/app:latest']
+        }
+      }
+    });
+    expect(text).toContain(
+      [
+        '✅ **Succeeded** · ended 2026-01-16 12:03:03Z',
+        '',
+        '**Time:** setup 14.1 s · build and push 2 min 5 s',
+        '',
+        '#### Result',
+        '',
+        // Digests as plain text: the demo and the harness label a fake docker's digests "(simulated)" after them.
+        '- **Digest:** sha256:0123456789abcdef',
+        '- **Image ID:** sha256:fedcba9876543210',
+        '- **Tags:** `u/app:1`, `u/app:latest`',
+        '',
+        'buildx builder `remote-builder-1`.',
+        '',
+        '#### Builders'
+      ].join('\n')
+    );
+  });
+
+  test('build-push with nothing pushed or loaded, no tags, tags over the cap counted', () => {
+    expect(renderRunReport({...success, result: {image: {tags: []}}})).toContain(
+      '- **Digest:** none (no image pushed or loaded)\n- **Tags:** none\n'
+    );
+    expect(renderRunReport({...success, result: {image: {tags: ['a'], moreTags: 3}}})).toContain(
+      '- **Tags:** `a` and 3 more\n'
+    );
+  });
+
+  test("bake: a table of targets with platforms and digests, the builder's default and none when not given", () => {
+    const text = renderRunReport({
+      ...success,
+      action: 'bake',
+      result: {
+        targets: [
+          {name: 'api', platforms: ['linux/amd64', 'linux/arm64'], digest: 'sha256:0123456789abcdef'},
+          {name: 'docs', platforms: []}
+        ],
+        moreTargets: 1
+      }
+    });
+    expect(text).toContain(
+      [
+        '#### Result',
+        '',
+        '| Target | Platforms | Digest |',
+        '| --- | --- | --- |',
+        '| `api` | linux/amd64, linux/arm64 | sha256:0123456789abcdef |',
+        "| `docs` | builder's default | none |",
+        '',
+        '… and 1 more target.',
+        '',
+        '#### Builders'
+      ].join('\n')
+    );
+  });
+
+  test('a local fallback builder: its name and why no remote builder could be had', () => {
+    expect(
+      renderRunReport({...success, result: {builder: 'fb-1', fallback: 'the service answered 503', image: {tags: []}}})
+    ).toContain('Local fallback builder `fb-1` (docker-container, on this runner): the service answered 503.\n');
+  });
+
+  test('only the measured times: configure has setup alone; no timing, no time line; no result, no Result part', () => {
+    expect(renderRunReport({...success, action: 'configure', timing: {setupMs: 9 * S}})).toContain(
+      '\n**Time:** setup 9.0 s\n'
+    );
+    const plain = renderRunReport(success);
+    expect(plain).not.toContain('**Time:**');
+    expect(plain).not.toContain('#### Result');
+  });
+
   test('is pure: the same record renders the same text', () => {
     expect(renderRunReport(success)).toBe(renderRunReport(structuredClone(success)));
   });

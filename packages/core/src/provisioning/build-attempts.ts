@@ -7,7 +7,7 @@ import {CancelledError} from '../lifecycle/cancelled-error.js';
 import type {ReadyBuilder} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
 import type {Logger} from '../logger.js';
-import type {AttemptRecord} from '../report/run-record.js';
+import type {AttemptRecord, RunResult} from '../report/run-record.js';
 import {classifyBuildFailure, type BuildFailureClass} from '../docker/build-failure.js';
 import {parseCacheReport, type CacheReport} from '../docker/cache-report.js';
 
@@ -40,6 +40,8 @@ export interface BuildContext {
   attempt: number;
   /** The build calls this once its command has run (success or failure). */
   reportRun(facts: BuildRunFacts): void;
+  /** The build calls this once it succeeded: what it produced, for the job summary. */
+  reportResult(result: RunResult): void;
 }
 
 /** The builders an attempt runs on, and how to get new ones when they are lost. */
@@ -65,6 +67,8 @@ export interface BuildAttemptsOpts<T, R> {
   replace: (why: string) => Promise<AttemptBuilders<T>>;
   /** Told of every attempt as it ends. */
   onAttempt?: (a: AttemptRecord) => void;
+  /** Told what the build produced (BuildContext.reportResult). */
+  onResult?: (r: RunResult) => void;
   /** Watchdog timing and clock (tests); production defaults and real time otherwise. */
   watch?: Pick<BuilderWatchdogOpts, 'intervalMs' | 'lostAfterMs' | 'probeTimeoutMs' | 'detailsTimeoutMs' | 'clock'>;
 }
@@ -123,7 +127,8 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
         attempt,
         reportRun: f => {
           facts = f;
-        }
+        },
+        reportResult: r => opts.onResult?.(r)
       });
     } catch (e) {
       lost = watchdog.lostError;

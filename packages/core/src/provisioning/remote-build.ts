@@ -137,13 +137,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
     {logger: io.logger, buildx: opts.buildx, signal: opts.signal},
     {buildx: opts.buildxCheck ?? {}, more: version => opts.prepare(version as string)}
   );
-  const recorder = new RunRecorder({
-    action: opts.report?.action ?? 'build-push',
-    state: io.state,
-    summary: opts.report?.summary ?? buildSummaryEnabled(io),
-    secrets: [credentials.token],
-    ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
-  });
+  const recorder = newRecorder(opts, [credentials.token]);
   const provisioner = new Provisioner({
     apiUrl: opts.apiUrl,
     token: credentials.token,
@@ -170,7 +164,7 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
       }
       recorder.phase('local fallback');
       try {
-        const result = await onLocalFallback(opts, prepared, explained, why);
+        const result = await onLocalFallback(opts, prepared, explained, why, recorder);
         recorder.finish('success');
         return result;
       } catch (err) {
@@ -211,7 +205,8 @@ async function onAssignedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> 
           timeToReadyMs += builder.timeToReadyMs;
           return {ready: builder.ready, target: targetOf(builder, lifecycle.bootstrapOutput)};
         },
-        onAttempt: a => recorder.attempt(a)
+        onAttempt: a => recorder.attempt(a),
+        onResult: r => recorder.result(r)
       });
       // The build is done and nothing else in the job uses this builder: stop billing now, not at post.
       await provisioner.release('after the build; billing stopped');
@@ -246,7 +241,8 @@ async function onLocalFallback<P, R>(
   opts: RemoteBuildOpts<P, R>,
   prepared: P,
   failure: unknown,
-  why: string
+  why: string,
+  recorder: RunRecorder
 ): Promise<R> {
   const {io} = opts;
   io.logger.warning(
@@ -271,6 +267,7 @@ async function onLocalFallback<P, R>(
       }
     });
     const inspect = parseBuilderInspect(local.inspectOutput);
+    recorder.phase('build');
     try {
       return await opts.build(
         prepared,
@@ -280,7 +277,7 @@ async function onLocalFallback<P, R>(
           nodes: inspect.nodes.map(n => ({builder: local.name, node: n.name, platforms: n.platforms})),
           fallback: why
         },
-        singleAttempt(opts.signal)
+        singleAttempt(opts.signal, recorder, why)
       );
     } finally {
       // One build ran, on the local builder (no retries there); no remote builder, so no time-to-ready.
@@ -299,6 +296,20 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
     {logger: io.logger, buildx: opts.buildx, signal: opts.signal},
     {buildx: opts.buildxCheck ?? {}, more: version => opts.prepare(version as string)}
   );
+  // Nothing is assigned, so nothing is billed; post still writes the step's one job summary from this record.
+  const recorder = newRecorder(opts, []);
+  try {
+    const result = await buildOnShared(opts, prepared, recorder);
+    recorder.finish('success');
+    return result;
+  } catch (e) {
+    recorder.finish(opts.signal?.aborted ? 'cancelled' : 'failure', e);
+    throw e;
+  }
+}
+
+async function buildOnShared<P, R>(opts: RemoteBuildOpts<P, R>, prepared: P, recorder: RunRecorder): Promise<R> {
+  const {io, builder, inputNames} = opts;
   const output = await io.logger.group(`Builder "${builder}"`, async () => {
     try {
       return await opts.buildx.bootstrap(builder, {signal: opts.signal, timeoutMs: 120000});
@@ -311,6 +322,7 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
     }
   });
   const inspect = parseBuilderInspect(output);
+  recorder.phase('build');
   return opts.build(
     prepared,
     {
@@ -318,7 +330,7 @@ async function onSharedBuilder<P, R>(opts: RemoteBuildOpts<P, R>): Promise<R> {
       inspect,
       nodes: inspect.nodes.map(n => ({builder, node: n.name, platforms: n.platforms}))
     },
-    singleAttempt(opts.signal)
+    singleAttempt(opts.signal, recorder)
   );
 }
 
@@ -340,8 +352,24 @@ export function builderOverridesProfile(names: RemoteBuildInputNames, builder: s
  * The one build of a builder this step did not assign (the `builder` input, a local fallback): no watchdog
  * and no retry, since nothing here can check or replace such a builder.
  */
-function singleAttempt(signal: AbortSignal | undefined): BuildContext {
-  return {...(signal ? {signal} : {}), attempt: 1, reportRun: () => undefined};
+function singleAttempt(signal: AbortSignal | undefined, recorder: RunRecorder, fallback?: string): BuildContext {
+  return {
+    ...(signal ? {signal} : {}),
+    attempt: 1,
+    reportRun: f => recorder.built(f.buildMs),
+    reportResult: r => recorder.result(fallback !== undefined ? {...r, fallback} : r)
+  };
+}
+
+/** The job summary's record of this step (see RemoteBuildOpts.report). */
+function newRecorder<P, R>(opts: RemoteBuildOpts<P, R>, secrets: string[]): RunRecorder {
+  return new RunRecorder({
+    action: opts.report?.action ?? 'build-push',
+    state: opts.io.state,
+    summary: opts.report?.summary ?? buildSummaryEnabled(opts.io),
+    secrets,
+    ...(opts.report?.sizeHint ? {sizeHint: opts.report.sizeHint} : {})
+  });
 }
 
 /** The buildx builder provision made, as the build sees it. */

@@ -46,6 +46,36 @@ export interface AttemptRecord {
   cache?: CacheReport;
 }
 
+/** One bake target as built: its platforms and the digest the metadata file gave. */
+export interface TargetResult {
+  name: string;
+  platforms: string[];
+  digest?: string;
+}
+
+/**
+ * What the build produced, as main recorded it for the job summary (public facts only). Lists are capped
+ * (RESULT_LIST_CAP in run-recorder.ts) since the record lives in the step state; `more` counts the rest.
+ */
+export interface RunResult {
+  /** The buildx builder the step built on (or made, for configure). */
+  builder?: string;
+  /** Set when the build ran on a local fallback builder: why no remote builder could be had. */
+  fallback?: string;
+  /** build-push: the image. */
+  image?: {digest?: string; imageId?: string; tags: string[]; moreTags?: number};
+  /** bake: each target. */
+  targets?: TargetResult[];
+  moreTargets?: number;
+}
+
+/** Where the step's time went, ms: setup (provisioning start → builder ready and set up in buildx), build and push. */
+export interface RunTiming {
+  setupMs?: number;
+  /** The buildx build/bake command, summed over attempts. */
+  buildMs?: number;
+}
+
 /** Everything the job summary reports about one action step. */
 export interface RunRecord {
   action: 'configure' | 'build-push' | 'bake';
@@ -56,6 +86,9 @@ export interface RunRecord {
   errorTail?: string[];
   builders: BuilderRecord[];
   attempts: AttemptRecord[];
+  /** What the build produced, when it got that far. */
+  result?: RunResult;
+  timing?: RunTiming;
   /** When the step ended (post): "now" for a builder that is still billed. */
   endedAt: number;
 }

@@ -7,10 +7,13 @@ import {errorMessage} from '../errors.js';
 import type {TeardownReport} from '../lifecycle/teardown.js';
 import type {StateStore} from '../state.js';
 import {State} from '../state.js';
-import type {AttemptRecord, BuilderRecord, RunRecord} from './run-record.js';
+import type {AttemptRecord, BuilderRecord, RunRecord, RunResult} from './run-record.js';
 
 /** How many lines of a failure the report keeps. */
 export const ERROR_TAIL_LINES = 12;
+
+/** How many tags or bake targets the record keeps (it lives in the step state); the rest are counted. */
+export const RESULT_LIST_CAP = 30;
 
 export interface RunRecorderOpts {
   action: RunRecord['action'];
@@ -40,10 +43,13 @@ export class RunRecorder {
   readonly #now: () => number;
   readonly #secrets: string[];
   readonly #record: SavedRun;
+  /** When the current setup began (the recorder's start, then the end of each attempt); undefined while building. */
+  #setupFrom: number | undefined;
 
   constructor(opts: RunRecorderOpts) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
+    this.#setupFrom = this.#now();
     this.#secrets = [...(opts.secrets ?? [])].filter(s => s !== '');
     this.#record = {
       action: opts.action,
@@ -64,6 +70,46 @@ export class RunRecorder {
   /** The phase main is in: reported as the failing phase when main ends without finish() (killed). */
   phase(phase: string): void {
     this.#record.phase = phase;
+    if (phase === 'build') this.#endSetup();
+    this.#save();
+  }
+
+  /** The builders are ready and set up in buildx (configure's end; a build step's is entering 'build'). */
+  setUp(): void {
+    this.#endSetup();
+    this.#save();
+  }
+
+  /** Ends a setup: provisioning start (or the last attempt's end) → builder ready and set up in buildx. */
+  #endSetup(): void {
+    if (this.#setupFrom === undefined) return;
+    this.#addTime('setupMs', this.#now() - this.#setupFrom);
+    this.#setupFrom = undefined;
+  }
+
+  /** A build command ran outside the attempts (a shared or local fallback builder) for `buildMs`. */
+  built(buildMs: number): void {
+    this.#addTime('buildMs', buildMs);
+    this.#save();
+  }
+
+  /** What the build produced; lists over RESULT_LIST_CAP are cut and counted. */
+  result(r: RunResult): void {
+    const out: RunResult = {
+      ...(r.builder !== undefined ? {builder: r.builder} : {}),
+      ...(r.fallback !== undefined ? {fallback: this.#scrub(r.fallback)} : {})
+    };
+    if (r.image) {
+      const {tags, moreTags: _more, ...image} = r.image;
+      const more = tags.length - RESULT_LIST_CAP;
+      out.image = {...image, tags: tags.slice(0, RESULT_LIST_CAP), ...(more > 0 ? {moreTags: more} : {})};
+    }
+    if (r.targets) {
+      out.targets = r.targets.slice(0, RESULT_LIST_CAP);
+      const more = r.targets.length - RESULT_LIST_CAP;
+      if (more > 0) out.moreTargets = more;
+    }
+    this.#record.result = out;
     this.#save();
   }
 
@@ -111,7 +157,10 @@ export class RunRecorder {
   /** One build attempt ended; its build time is added to each builder it ran on. */
   attempt(a: AttemptRecord): void {
     this.#record.attempts.push({...a, ...(a.reason ? {reason: this.#scrub(a.reason)} : {})});
+    // A retry's setup (replacing or re-checking builders) starts here.
+    this.#setupFrom = this.#now();
     if (a.buildMs !== undefined) {
+      this.#addTime('buildMs', a.buildMs);
       for (const id of a.builderIds) {
         const b = this.#builder(id);
         if (b) b.buildMs = (b.buildMs ?? 0) + a.buildMs;
@@ -140,6 +189,11 @@ export class RunRecorder {
     let out = text;
     for (const s of this.#secrets) if (s.length >= 4) out = out.split(s).join('***');
     return out;
+  }
+
+  #addTime(key: 'setupMs' | 'buildMs', ms: number): void {
+    const timing = (this.#record.timing ??= {});
+    timing[key] = (timing[key] ?? 0) + Math.max(0, ms);
   }
 
   #builder(id: string): BuilderRecord | undefined {

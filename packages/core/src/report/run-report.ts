@@ -3,7 +3,7 @@ import {billedMinutes} from '../billing/cost.js';
 import {isWarm, type StepCounts} from '../docker/cache-report.js';
 import {billBuilder, type Bound, type BuilderBill, totalBill} from './builder-bill.js';
 import {mdCodeBlock, mdTable, mdText} from './markdown.js';
-import type {AttemptOutcome, AttemptRecord, BuilderRecord, RunRecord} from './run-record.js';
+import type {AttemptOutcome, AttemptRecord, BuilderRecord, RunRecord, RunResult, RunTiming} from './run-record.js';
 import {formatClock, formatDateTime, formatDuration} from './time-format.js';
 
 const OUTCOME: Readonly<Record<RunRecord['outcome'], string>> = {
@@ -116,6 +116,57 @@ function builderSection(r: RunRecord, bills: BuilderBill[]): string[] {
   return out;
 }
 
+/** "setup 12.3 s · build and push 45.0 s": the parts that were measured. */
+function timeLine(t: RunTiming): string | undefined {
+  const parts = [
+    ...(t.setupMs !== undefined ? [`setup ${formatDuration(t.setupMs)}`] : []),
+    ...(t.buildMs !== undefined ? [`build and push ${formatDuration(t.buildMs)}`] : [])
+  ];
+  return parts.length > 0 ? `**Time:** ${parts.join(' · ')}` : undefined;
+}
+
+/** A digest as it is (plain text, so a "(simulated)" label added after it reads naturally). */
+function digestText(d: string | undefined): string {
+  return d !== undefined && d !== '' ? mdText(d) : 'none';
+}
+
+/** What the build produced: the image's digest, id and tags, or each bake target with its platforms and digest. */
+function resultSection(r: RunResult): string[] {
+  const out: string[] = [];
+  if (r.image) {
+    const {digest, imageId, tags, moreTags} = r.image;
+    const more = moreTags ? ` and ${moreTags} more` : '';
+    out.push(
+      `- **Digest:** ${digest ? digestText(digest) : 'none (no image pushed or loaded)'}`,
+      ...(imageId ? [`- **Image ID:** ${digestText(imageId)}`] : []),
+      `- **Tags:** ${tags.length > 0 ? `${tags.map(code).join(', ')}${more}` : 'none'}`
+    );
+  }
+  if (r.targets) {
+    if (out.length > 0) out.push('');
+    out.push(
+      ...mdTable(
+        ['Target', 'Platforms', 'Digest'],
+        r.targets.map(t => [
+          code(t.name),
+          t.platforms.length > 0 ? mdText(t.platforms.join(', ')) : "builder's default",
+          digestText(t.digest)
+        ])
+      )
+    );
+    if (r.moreTargets) out.push('', `… and ${r.moreTargets} more target${r.moreTargets === 1 ? '' : 's'}.`);
+  }
+  if (r.builder !== undefined) {
+    if (out.length > 0) out.push('');
+    out.push(
+      r.fallback !== undefined
+        ? `Local fallback builder ${code(r.builder)} (docker-container, on this runner): ${mdText(r.fallback)}.`
+        : `buildx builder ${code(r.builder)}.`
+    );
+  }
+  return out;
+}
+
 function attemptLine(a: AttemptRecord): string {
   const on = a.builderIds.length > 0 ? ` on ${a.builderIds.map(code).join(', ')}` : '';
   const reason = a.reason ? `: ${mdText(a.reason)}` : '';
@@ -148,8 +199,9 @@ function cacheSection(attempts: readonly AttemptRecord[]): string[] {
 }
 
 /**
- * Renders the job summary of one action step as GitHub-flavoured markdown: the outcome, a loud warning for
- * every builder that may still be billed, a table of the builders with what each was billed and cost, the
+ * Renders the one job summary block of an action step as GitHub-flavoured markdown: the outcome, setup time
+ * apart from build and push time, a loud warning for every builder that may still be billed, what the build
+ * produced (digest and tags, or each bake target), a table of the builders with what each was billed and cost, the
  * totals, the attempts and why, the cache report and, for a failure, the failing phase and the last lines
  * of the error. Pure: the same record always renders the same text.
  */
@@ -162,11 +214,15 @@ export function renderRunReport(r: RunRecord): string {
     '',
     `${OUTCOME[r.outcome]}${phase}${tries} · ended ${formatDateTime(r.endedAt)}`
   ];
+  const time = r.timing ? timeLine(r.timing) : undefined;
+  if (time !== undefined) out.push('', time);
   const warnings = r.builders.flatMap((b, i) => {
     const bill = bills[i] as BuilderBill;
     return bill.stillBilled ? [stillBilledWarning(b, bill)] : [];
   });
   if (warnings.length > 0) out.push('', ...warnings.flatMap((w, i) => (i === 0 ? [w] : ['>', w])));
+  const result = r.result ? resultSection(r.result) : [];
+  if (result.length > 0) out.push('', '#### Result', '', ...result);
   out.push('', '#### Builders', '', ...builderSection(r, bills));
   if (r.attempts.length > 0) {
     out.push('', '#### Attempts', '', ...r.attempts.map(attemptLine));

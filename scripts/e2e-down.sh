@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Undoes what scripts/e2e-up.sh did, and only that: stops the processes it started (the PIDs recorded in
-# .e2e/*.pid: the registry, then the classic-store dockerd and dockerd, each of which stops the containerd it
-# started), then reverts, newest first, each change it recorded in .e2e/undo.log: the classic engine's bridge
-# deleted, /etc/docker/daemon.json restored (and docker restarted),
+# .e2e/*.pid: the registry, then the classic-store, arm64 and first dockerd, each of which stops the containerd
+# it started), then reverts, newest first, each change it recorded in .e2e/undo.log: the bridges of the classic
+# and arm64 engines deleted, /etc/docker/daemon.json restored (and docker restarted),
 # binfmt_misc entries it enabled disabled and the mount it made unmounted, the packages it installed purged
 # (never one that was there before: the purge is simulated first and refused if it would take anything
 # else), the apt lists its update fetched and the apt sources/preferences it wrote removed (or restored
@@ -175,6 +175,7 @@ fi
 rm -f "$STATE/env.json"
 stop registry docker-registry 10
 stop classic-dockerd dockerd 40
+stop arm64-dockerd dockerd 40
 stop dockerd dockerd 40
 
 if [ -f "$STATE/undo.log" ]; then

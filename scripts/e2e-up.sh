@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up what the end-to-end tests need: a dockerd whose embedded BuildKit has every exporter (Debian's
 # docker.io with the containerd image store), docker-buildx, a second dockerd on the classic image store
-# (overlay2, as GitHub's ubuntu-latest has) for `load`, a buildx of the other version for `buildx-version`,
-# a plain-HTTP registry on 127.0.0.1:5000, QEMU for arm64 RUN steps, and static busybox binaries for amd64
-# and arm64. See shared/reference/buildkit-e2e.md for the facts behind each step.
+# (overlay2, as GitHub's ubuntu-latest has) for `load`, a third on the containerd store for the emulator's
+# arm64 builders (one BuildKit per node), a buildx of the other version for `buildx-version`, a plain-HTTP
+# registry on 127.0.0.1:5000, QEMU for arm64 RUN steps, and static busybox binaries for amd64 and arm64.
+# See shared/reference/buildkit-e2e.md for the facts behind each step.
 #
 # Usage: sudo [E2E_SET=oldest|newest] bash scripts/e2e-up.sh [--check]
 #   E2E_SET   which Docker and buildx (own mode): oldest (default) = trixie's docker.io 26.1 + docker-buildx
@@ -20,13 +21,13 @@
 #            packages, start dockerd and record its PID in .e2e/; e2e-down stops it.
 #   system   a Docker engine already answers (e.g. a GitHub-hosted runner): use it; it must have the
 #            containerd image store (E2E_RECONFIGURE_DOCKER=1 lets this script enable it and restart
-#            the engine with systemctl). Only the registry, QEMU, busybox, the classic-store dockerd and
-#            the other buildx (trixie's) are set up here.
+#            the engine with systemctl). Only the registry, QEMU, busybox, the classic-store and arm64
+#            dockerds and the other buildx (trixie's) are set up here.
 # Safe to run again: what already runs is reused. State: .e2e/ (E2E_STATE_DIR), env.json is what the
 # tests read (the measured versions, the image stores, the set); undo.log records each change to the system
 # (apt files written, packages installed, apt lists fetched, binfmt_misc mounted or enabled, the classic
-# engine's bridge, /etc/docker/daemon.json changed) so that e2e-down undoes exactly those and nothing that
-# was there before.
+# and arm64 engines' bridges, /etc/docker/daemon.json changed) so that e2e-down undoes exactly those and
+# nothing that was there before.
 #
 # Exit codes: 0 ready; 1 setup failed; 3 this machine cannot be set up (not root, apt unreachable, a
 # package would move libc6 or systemd, an unsupported system).
@@ -72,13 +73,15 @@ case "$E2E_SET" in
 esac
 CLASSIC_BRIDGE=e2e-classic0
 CLASSIC_BRIDGE_CIDR=172.30.213.1/24
+ARM64_BRIDGE=e2e-arm64-0
+ARM64_BRIDGE_CIDR=172.30.214.1/24
 
 CHECK_ONLY=0
 case "${1:-}" in
   --check) CHECK_ONLY=1 ;;
   '') ;;
   -h | --help)
-    sed -n '2,29p' "$0"
+    sed -n '2,31p' "$0"
     exit 0
     ;;
   *)
@@ -523,57 +526,78 @@ if [ "$MODE" = own ]; then
     fail "docker buildx is $BUILDX_VERSION ($BUILDX_PLUGIN), not the $E2E_SET set's ${BUILDX_RANGE[0]}.x"
 fi
 
-# ---------------------------------------------------------------- classic-store dockerd (for load)
-# A second engine on the classic image store (no containerd-snapshotter, overlay2), as GitHub's ubuntu-latest
-# has: `load` is tested into it (DOCKER_HOST). Own bridge, data-root, exec-root, pidfile and socket, so that
-# it leaves the first engine's docker0 alone (shared/reference/buildkit-e2e.md).
-CLASSIC="$STATE/classic"
-CLASSIC_SOCK="$CLASSIC/docker.sock"
-classic_ping() { curl -fsS --max-time 3 --unix-socket "$CLASSIC_SOCK" http://docker/_ping >/dev/null 2>&1; }
-classic_cli() { docker -H "unix://$CLASSIC_SOCK" "$@"; }
-command -v dockerd >/dev/null || fail "no dockerd on PATH for the classic-store engine"
-pid=$(recorded_pid classic-dockerd dockerd)
-if [ -n "$pid" ] && classic_ping; then
-  log "classic-store dockerd already running (PID $pid): reusing it"
-else
-  [ -z "$pid" ] || fail "classic-store dockerd PID $pid runs but does not answer on $CLASSIC_SOCK; run scripts/e2e-down.sh first"
-  if ! ip link show "$CLASSIC_BRIDGE" >/dev/null 2>&1; then
-    log "creating bridge $CLASSIC_BRIDGE ($CLASSIC_BRIDGE_CIDR) for the classic-store dockerd"
-    ip link add name "$CLASSIC_BRIDGE" type bridge || fail "cannot create bridge $CLASSIC_BRIDGE"
-    record "link $CLASSIC_BRIDGE"
-    ip addr add "$CLASSIC_BRIDGE_CIDR" dev "$CLASSIC_BRIDGE" || fail "cannot give $CLASSIC_BRIDGE the address $CLASSIC_BRIDGE_CIDR"
-    ip link set "$CLASSIC_BRIDGE" up || fail "cannot bring $CLASSIC_BRIDGE up"
+# ---------------------------------------------------------------- more dockerds: classic store (load), arm64
+# Each has its own bridge, data-root, exec-root (so its own containerd), pidfile and socket under $STATE/NAME,
+# so that it leaves the first engine's docker0 alone (shared/reference/buildkit-e2e.md).
+#  classic  on the classic image store (no containerd-snapshotter, overlay2), as GitHub's ubuntu-latest has:
+#           `load` is tested into it (DOCKER_HOST).
+#  arm64    on the containerd image store: the emulator's arm64 builders proxy to its BuildKit, so that the two
+#           nodes of a multi-arch assignment have a BuildKit each, as the service's one VM per builder
+#           (buildx >= 0.16 gives all nodes of a build one build ref: on one shared BuildKit they collide).
+engine_ping() { curl -fsS --max-time 3 --unix-socket "$1" http://docker/_ping >/dev/null 2>&1; }
+# start_engine NAME TITLE BRIDGE CIDR SNAPSHOTTER: starts dockerd NAME (TITLE in messages) on
+# $STATE/NAME/docker.sock, on the containerd image store when SNAPSHOTTER is true; reuses the one running.
+start_engine() {
+  local name=$1 title=$2 bridge=$3 cidr=$4 snapshotter=$5
+  local dir="$STATE/$1" sock="$STATE/$1/docker.sock" pid storage=''
+  command -v dockerd >/dev/null || fail "no dockerd on PATH for the $title dockerd"
+  pid=$(recorded_pid "$name-dockerd" dockerd)
+  if [ -n "$pid" ] && engine_ping "$sock"; then
+    log "$title dockerd already running (PID $pid): reusing it"
+    return
   fi
-  mkdir -p "$CLASSIC/data" "$CLASSIC/exec"
-  cat >"$CLASSIC/daemon.json" <<EOF
+  [ -z "$pid" ] || fail "$title dockerd PID $pid runs but does not answer on $sock; run scripts/e2e-down.sh first"
+  if ! ip link show "$bridge" >/dev/null 2>&1; then
+    log "creating bridge $bridge ($cidr) for the $title dockerd"
+    ip link add name "$bridge" type bridge || fail "cannot create bridge $bridge"
+    record "link $bridge"
+    ip addr add "$cidr" dev "$bridge" || fail "cannot give $bridge the address $cidr"
+    ip link set "$bridge" up || fail "cannot bring $bridge up"
+  fi
+  mkdir -p "$dir/data" "$dir/exec"
+  [ "$snapshotter" = true ] || storage='
+  "storage-driver": "overlay2",'
+  cat >"$dir/daemon.json" <<EOF
 {
-  "features": {"containerd-snapshotter": false},
-  "storage-driver": "overlay2",
-  "bridge": "$CLASSIC_BRIDGE",
+  "features": {"containerd-snapshotter": $snapshotter},$storage
+  "bridge": "$bridge",
   "iptables": false,
   "ip-masq": false,
-  "data-root": "$CLASSIC/data",
-  "exec-root": "$CLASSIC/exec",
-  "pidfile": "$CLASSIC/dockerd.pid",
-  "hosts": ["unix://$CLASSIC_SOCK"]
+  "data-root": "$dir/data",
+  "exec-root": "$dir/exec",
+  "pidfile": "$dir/dockerd.pid",
+  "hosts": ["unix://$sock"]
 }
 EOF
-  log "starting the classic-store dockerd on $CLASSIC_SOCK, log $STATE/classic-dockerd.log"
-  setsid dockerd --config-file "$CLASSIC/daemon.json" >>"$STATE/classic-dockerd.log" 2>&1 </dev/null &
+  log "starting the $title dockerd on $sock, log $STATE/$name-dockerd.log"
+  setsid dockerd --config-file "$dir/daemon.json" >>"$STATE/$name-dockerd.log" 2>&1 </dev/null &
   pid=$!
-  echo "$pid" >"$STATE/classic-dockerd.pid"
-  if ! wait_for 60 classic_ping; then
-    tail -n 20 "$STATE/classic-dockerd.log" >&2
-    pid_alive "$pid" || rm -f "$STATE/classic-dockerd.pid"
-    fail "the classic-store dockerd did not answer on $CLASSIC_SOCK within 60 s (log above)"
+  echo "$pid" >"$STATE/$name-dockerd.pid"
+  if ! wait_for 60 engine_ping "$sock"; then
+    tail -n 20 "$STATE/$name-dockerd.log" >&2
+    pid_alive "$pid" || rm -f "$STATE/$name-dockerd.pid"
+    fail "the $title dockerd did not answer on $sock within 60 s (log above)"
   fi
-  log "classic-store dockerd up (PID $pid)"
-fi
+  log "$title dockerd up (PID $pid)"
+}
+
+CLASSIC="$STATE/classic"
+CLASSIC_SOCK="$CLASSIC/docker.sock"
+classic_cli() { docker -H "unix://$CLASSIC_SOCK" "$@"; }
+start_engine classic classic-store "$CLASSIC_BRIDGE" "$CLASSIC_BRIDGE_CIDR" false
 CLASSIC_VERSION=$(classic_cli version --format '{{.Server.Version}}')
 CLASSIC_DRIVER=$(classic_cli info --format '{{.Driver}}')
 if classic_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter'; then
   fail "the engine on $CLASSIC_SOCK uses the containerd image store; it must use the classic one"
 fi
+
+ARM64="$STATE/arm64"
+ARM64_SOCK="$ARM64/docker.sock"
+arm64_cli() { docker -H "unix://$ARM64_SOCK" "$@"; }
+start_engine arm64 arm64-builder "$ARM64_BRIDGE" "$ARM64_BRIDGE_CIDR" true
+ARM64_VERSION=$(arm64_cli version --format '{{.Server.Version}}')
+arm64_cli info --format '{{json .DriverStatus}}' 2>/dev/null | grep -q 'io.containerd.snapshotter' ||
+  fail "the engine on $ARM64_SOCK does not use the containerd image store"
 
 # ---------------------------------------------------------------- a buildx of the other version
 # For `buildx-version`: Debian's docker-buildx of the other suite, unpacked (nothing installed). The tests put
@@ -674,6 +698,7 @@ cat >"$STATE/env.json.tmp" <<EOF
   "buildxVersion": "$BUILDX_VERSION",
   "buildxPlugin": "$BUILDX_PLUGIN",
   "classicEngine": {"dockerSocket": "$CLASSIC_SOCK", "dockerVersion": "$CLASSIC_VERSION", "imageStore": "classic", "storageDriver": "$CLASSIC_DRIVER"},
+  "arm64Engine": {"dockerSocket": "$ARM64_SOCK", "dockerVersion": "$ARM64_VERSION", "imageStore": "containerd"},
   "otherBuildx": {"version": "$OTHER_BUILDX_VERSION", "reports": "$OTHER_BUILDX_REPORTS", "binary": "$OTHER_BUILDX", "suite": "$OTHER_BUILDX_SUITE"},
   "registry": "$REGISTRY_ADDR",
   "busybox": {"amd64": "$CACHE/busybox-amd64", "arm64": "$CACHE/busybox-arm64"},
@@ -683,8 +708,8 @@ cat >"$STATE/env.json.tmp" <<EOF
 }
 EOF
 mv "$STATE/env.json.tmp" "$STATE/env.json"
-# Readable for the tests (the classic engine's data-root is left as dockerd made it).
-find "$STATE" -path "$CLASSIC" -prune -o -exec chmod a+rX {} +
-chmod a+rx "$CLASSIC"
-log "ready ($E2E_SET): dockerd $DOCKER_VERSION (containerd image store), buildx $BUILDX_VERSION, classic-store dockerd $CLASSIC_VERSION ($CLASSIC_DRIVER) on $CLASSIC_SOCK, other buildx $OTHER_BUILDX_REPORTS, registry $REGISTRY_ADDR; state $STATE/env.json"
+# Readable for the tests (the classic and arm64 engines' folders are left as dockerd made them).
+find "$STATE" \( -path "$CLASSIC" -o -path "$ARM64" \) -prune -o -exec chmod a+rX {} +
+chmod a+rx "$CLASSIC" "$ARM64"
+log "ready ($E2E_SET): dockerd $DOCKER_VERSION (containerd image store), buildx $BUILDX_VERSION, classic-store dockerd $CLASSIC_VERSION ($CLASSIC_DRIVER) on $CLASSIC_SOCK, arm64-builder dockerd $ARM64_VERSION on $ARM64_SOCK, other buildx $OTHER_BUILDX_REPORTS, registry $REGISTRY_ADDR; state $STATE/env.json"
 log "setup took ${SETUP_SECONDS} s"

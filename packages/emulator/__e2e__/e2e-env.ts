@@ -28,6 +28,7 @@ import {
   runAction,
   type ActionRunOpts,
   type ActionRunResult,
+  type EmulatorOpts,
   type JobRunOpts,
   type ProfileConfig
 } from '../src/index.js';
@@ -59,6 +60,11 @@ export interface E2eState {
   buildxPlugin: string;
   /** A second engine on the classic image store (overlay2, as GitHub's ubuntu-latest), for `load`. */
   classicEngine: {dockerSocket: string; dockerVersion: string; imageStore: 'classic'; storageDriver: string};
+  /**
+   * A third engine (containerd image store) whose BuildKit serves the emulator's arm64 builders, so that each
+   * node of a two-node builder has its own BuildKit, as each builder of the service has its own VM.
+   */
+  arm64Engine: {dockerSocket: string; dockerVersion: string; imageStore: 'containerd'};
   /** A buildx of the other version (Debian's package, unpacked), for `buildx-version`. */
   otherBuildx: {version: string; reports: string; binary: string; suite: string};
   /** host:port of the plain-HTTP registry, e.g. 127.0.0.1:5000. */
@@ -69,9 +75,6 @@ export interface E2eState {
   setupSeconds: number;
   writtenAt: string;
 }
-
-/** What BuildKit answers when two nodes of one build collide on it (see E2eEnv.twoNodesCollide); which one wins the race varies. */
-export const TWO_NODES_COLLIDE = /gateway result is already set|job ID \S+ exists/;
 
 /** The environment is not up: the suite must fail, not pass quietly. */
 export class E2eEnvNotReady extends Error {
@@ -106,13 +109,17 @@ export async function requireE2eEnv(): Promise<E2eEnv> {
   }
   const buildx = await run('docker', ['buildx', 'version']);
   if (buildx.code !== 0) throw new E2eEnvNotReady(`\`docker buildx version\` fails: ${buildx.stderr.trim()}`);
-  if (!state.classicEngine || !state.otherBuildx) {
-    throw new E2eEnvNotReady(`${file} has no classicEngine or otherBuildx (written by an older e2e-up)`);
+  if (!state.classicEngine || !state.arm64Engine || !state.otherBuildx) {
+    throw new E2eEnvNotReady(`${file} has no classicEngine, arm64Engine or otherBuildx (written by an older e2e-up)`);
   }
-  const classic = state.classicEngine.dockerSocket;
-  const classicPing = await unixGet(classic, '/_ping').catch((e: Error) => ({status: 0, body: e.message}));
-  if (classicPing.status !== 200) {
-    throw new E2eEnvNotReady(`the classic-store dockerd does not answer on ${classic} (${classicPing.body})`);
+  for (const [title, socket] of [
+    ['classic-store', state.classicEngine.dockerSocket],
+    ['arm64-builder', state.arm64Engine.dockerSocket]
+  ] as const) {
+    const enginePing = await unixGet(socket, '/_ping').catch((e: Error) => ({status: 0, body: e.message}));
+    if (enginePing.status !== 200) {
+      throw new E2eEnvNotReady(`the ${title} dockerd does not answer on ${socket} (${enginePing.body})`);
+    }
   }
   if (!existsSync(state.otherBuildx.binary)) {
     throw new E2eEnvNotReady(`no buildx ${state.otherBuildx.version} at ${state.otherBuildx.binary}`);
@@ -137,16 +144,6 @@ export class E2eEnv {
     return versionAtLeast(this.state.buildxVersion, min);
   }
 
-  /**
-   * Whether a builder of two nodes fails here: the emulator proxies every node to the one dockerd BuildKit, and
-   * buildx ≥ 0.16 gives all nodes of a build the same build ref (docker/buildx 6fc19c402), so the second
-   * node's solve collides with the first on that BuildKit (TWO_NODES_COLLIDE). A real service runs one
-   * BuildKit per node.
-   */
-  twoNodesCollide(): boolean {
-    return this.buildxAtLeast('0.16.0');
-  }
-
   /** Variables that point a step's docker commands at the classic-store engine. */
   classicDockerEnv(): Record<string, string> {
     return {DOCKER_HOST: `unix://${this.state.classicEngine.dockerSocket}`};
@@ -157,9 +154,17 @@ export class E2eEnv {
     return new Workspace(this, mkdtempSync(join(tmpdir(), `rba-e2e-${label}-`)));
   }
 
-  /** Starts an emulator whose builders proxy to this dockerd's BuildKit; see E2eEmulator. */
+  /**
+   * Starts an emulator whose builders proxy to this dockerd's BuildKit, arm64 builders to the arm64 engine's:
+   * the two nodes of a multi-arch builder have a BuildKit each, as on the service (buildx ≥ 0.16 gives all
+   * nodes of a build one build ref, docker/buildx 6fc19c402, which collides on a shared BuildKit). See E2eEmulator.
+   */
   startEmulator(opts: {profiles: ProfileConfig[]; apiKey?: string; idleTimeoutMs?: number}): Promise<E2eEmulator> {
-    return E2eEmulator.start({...opts, dockerSocket: this.state.dockerSocket});
+    return E2eEmulator.start({
+      ...opts,
+      dockerSocket: this.state.dockerSocket,
+      dockerSocketByArch: {arm64: this.state.arm64Engine.dockerSocket}
+    });
   }
 }
 
@@ -550,6 +555,7 @@ export class E2eEmulator {
   static async start(opts: {
     profiles: ProfileConfig[];
     dockerSocket: string;
+    dockerSocketByArch?: EmulatorOpts['dockerSocketByArch'];
     apiKey?: string;
     idleTimeoutMs?: number;
   }): Promise<E2eEmulator> {
@@ -559,6 +565,7 @@ export class E2eEmulator {
       profiles: opts.profiles,
       apiKeys: [{key: apiKey, scopes: ['builders']}],
       dockerSocket: opts.dockerSocket,
+      dockerSocketByArch: opts.dockerSocketByArch,
       idleTimeoutMs: opts.idleTimeoutMs ?? 0,
       log: line => log.push(line)
     });

@@ -3,10 +3,11 @@ import {X509Certificate} from 'node:crypto';
 import type {BuilderMetadata} from '../src/builder.js';
 import tls from 'node:tls';
 import {BuilderRegistry, formatHost, WRONG_SERVER_NAME} from '../src/builder-registry.js';
-import {HandshakeOnlyBackend} from '../src/buildkit-backend.js';
+import {type BuildkitBackend, HandshakeOnlyBackend} from '../src/buildkit-backend.js';
 import {ManualClock} from '../src/clock.js';
 import {FaultInjector} from '../src/faults.js';
 import {Ledger} from '../src/ledger.js';
+import type {BuilderArch} from '../src/pricing.js';
 import {type ProfileConfig, resolveProfile} from '../src/profiles.js';
 import {handshake, waitFor} from './support.js';
 
@@ -177,6 +178,40 @@ describe('BuilderRegistry', () => {
     const builders = await registry!.assign(resolveProfile({name: 'p', buildersPerAssignment: 2}));
     expect(builders.map(b => b.status)).toEqual(['pending', 'ready']);
     expect((await registry!.assign(resolveProfile({name: 'q'})))[0]?.status).toBe('ready');
+  });
+
+  test("a backend selector serves each builder's connections with the backend of its architecture", async () => {
+    const clock = new ManualClock();
+    /** The architectures whose backend served a connection, in order; `served` fires on each. */
+    const servedBy: BuilderArch[] = [];
+    let served = (): void => undefined;
+    const nextServe = (): Promise<void> => new Promise(r => (served = r));
+    const backendFor = (arch: BuilderArch): BuildkitBackend => ({
+      kind: arch,
+      serve: client => {
+        servedBy.push(arch);
+        client.destroy();
+        served();
+      }
+    });
+    registry = new BuilderRegistry({
+      clock,
+      ledger: new Ledger({clock}),
+      faults: new FaultInjector(),
+      backend: backendFor,
+      idleTimeoutMs: 60_000
+    });
+    const builders = await registry.assign(
+      resolveProfile({name: 'p', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2})
+    );
+    expect(builders.map(b => b.arch)).toEqual(['amd64', 'arm64']);
+    for (const i of [1, 0]) {
+      const m = builders[i]!.details().metadata;
+      const next = nextServe();
+      await handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key});
+      await next;
+    }
+    expect(servedBy).toEqual(['arm64', 'amd64']);
   });
 
   test('closeAll terminates everything and refuses new assignments', async () => {

@@ -5,7 +5,9 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {
+  type BuildkitBackend,
   createBuildkitBackend,
+  createBuildkitBackends,
   DOCKERD_GRPC_HIJACK_REQUEST,
   DockerGrpcBackend,
   HandshakeOnlyBackend
@@ -157,5 +159,35 @@ describe('HandshakeOnlyBackend', () => {
   test('createBuildkitBackend picks by dockerSocket', () => {
     expect(createBuildkitBackend({}).kind).toBe('handshake-only');
     expect(createBuildkitBackend({dockerSocket: '/x.sock'}).kind).toBe('dockerd');
+  });
+});
+
+describe('createBuildkitBackends', () => {
+  /** What serves a builder: the dockerd socket, or 'handshake-only'. */
+  const target = (b: BuildkitBackend): string => (b instanceof DockerGrpcBackend ? b.socketPath : b.kind);
+
+  // prettier-ignore
+  test.each<[number, Parameters<typeof createBuildkitBackends>[0], {amd64: string; arm64: string; both: string}]>([
+    [1, {}, {amd64: 'handshake-only', arm64: 'handshake-only', both: 'handshake-only'}],
+    [2, {dockerSocket: '/d.sock'}, {amd64: '/d.sock', arm64: '/d.sock', both: '/d.sock'}],
+    [3, {dockerSocket: '/d.sock', dockerSocketByArch: {arm64: '/arm.sock'}}, {amd64: '/d.sock', arm64: '/arm.sock', both: '/d.sock'}],
+    [4, {dockerSocketByArch: {amd64: '/amd.sock', arm64: '/arm.sock'}}, {amd64: '/amd.sock', arm64: '/arm.sock', both: 'handshake-only'}],
+    [5, {dockerSocketByArch: {arm64: '/arm.sock'}}, {amd64: 'handshake-only', arm64: '/arm.sock', both: 'handshake-only'}]
+  ])('%d: %j', (_n, opts, expected) => {
+    const select = createBuildkitBackends(opts);
+    expect({amd64: target(select('amd64')), arm64: target(select('arm64')), both: target(select('amd64,arm64'))}).toEqual(
+      expected
+    );
+  });
+
+  test('builders on one socket share one backend', () => {
+    const select = createBuildkitBackends({dockerSocket: '/d.sock', dockerSocketByArch: {amd64: '/d.sock'}});
+    expect(select('amd64')).toBe(select('arm64'));
+  });
+
+  test('rejects a key that is not an architecture', () => {
+    expect(() => createBuildkitBackends({dockerSocketByArch: {riscv64: '/r.sock'} as never})).toThrow(
+      /"riscv64" is not an architecture/
+    );
   });
 });

@@ -2,7 +2,14 @@ import {describe, expect, test} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type CliOptions, emulatorOptsFromCli, formatLedger, parseCliArgs, runCli} from '../src/cli.js';
+import {
+  type CliOptions,
+  describeBackends,
+  emulatorOptsFromCli,
+  formatLedger,
+  parseCliArgs,
+  runCli
+} from '../src/cli.js';
 
 const DEFAULTS: CliOptions = {help: false, port: 0, quiet: false};
 
@@ -18,7 +25,12 @@ describe('parseCliArgs', () => {
     ],
     [5, ['--latency-ms', '25', '--idle-timeout-ms', '0'], {latencyMs: 25, idleTimeoutMs: 0}],
     [6, ['--host', '0.0.0.0', '--quiet'], {host: '0.0.0.0', quiet: true}],
-    [7, ['-h'], {help: true}]
+    [7, ['-h'], {help: true}],
+    [
+      8,
+      ['--docker-socket-arm64', '/arm.sock', '--docker-socket-amd64=/amd.sock'],
+      {dockerSocketByArch: {arm64: '/arm.sock', amd64: '/amd.sock'}}
+    ]
   ])('%d: %j', (_n, argv, expected) => {
     expect(parseCliArgs(argv)).toEqual({...DEFAULTS, ...expected});
   });
@@ -30,7 +42,8 @@ describe('parseCliArgs', () => {
     [4, ['--port', '70000'], /integer from 0 to 65535/],
     [5, ['--latency-ms', '-5'], /needs a value|integer/],
     [6, ['--idle-timeout-ms', '1.5'], /integer/],
-    [7, ['--profiles='], /needs a value/]
+    [7, ['--profiles='], /needs a value/],
+    [8, ['--docker-socket-arm64'], /needs a value/]
   ])('%d: rejects %j', (_n, argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
@@ -46,7 +59,15 @@ describe('emulatorOptsFromCli', () => {
 
   test('file keys plus --api-key, and every option passed on', () => {
     const opts = emulatorOptsFromCli(
-      {...DEFAULTS, apiKey: 'cli', host: '127.0.0.2', dockerSocket: '/d.sock', latencyMs: 5, idleTimeoutMs: 9},
+      {
+        ...DEFAULTS,
+        apiKey: 'cli',
+        host: '127.0.0.2',
+        dockerSocket: '/d.sock',
+        dockerSocketByArch: {arm64: '/arm.sock'},
+        latencyMs: 5,
+        idleTimeoutMs: 9
+      },
       {profiles: [{name: 'x'}], apiKeys: [{key: 'file', scopes: ['builders']}]}
     );
     expect(opts).toEqual({
@@ -58,10 +79,23 @@ describe('emulatorOptsFromCli', () => {
         {key: 'cli', scopes: ['ci', 'cache', 'builders']}
       ],
       dockerSocket: '/d.sock',
+      dockerSocketByArch: {arm64: '/arm.sock'},
       latencyMs: 5,
       idleTimeoutMs: 9
     });
   });
+});
+
+test.each<[number, Parameters<typeof describeBackends>[0], string]>([
+  [1, {}, 'TLS handshake only'],
+  [2, {dockerSocket: '/d.sock'}, 'dockerd BuildKit at /d.sock'],
+  [
+    3,
+    {dockerSocket: '/d.sock', dockerSocketByArch: {arm64: '/a.sock'}},
+    'arm64: /a.sock; other builders: dockerd BuildKit at /d.sock'
+  ]
+])('describeBackends %d', (_n, opts, line) => {
+  expect(describeBackends(opts)).toBe(line);
 });
 
 test('formatLedger marks builders left assigned', () => {

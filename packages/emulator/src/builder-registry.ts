@@ -2,18 +2,20 @@ import {randomBytes} from 'node:crypto';
 import net from 'node:net';
 import {Builder, type BuilderMetadata} from './builder.js';
 import {BuilderEndpoint} from './builder-endpoint.js';
-import type {BuildkitBackend} from './buildkit-backend.js';
+import type {BackendSelector, BuildkitBackend} from './buildkit-backend.js';
 import type {EmulatorClock} from './clock.js';
 import {type BuilderFaultRule, type BuilderFront, type FaultInjector, isBuilderFront} from './faults.js';
 import type {Ledger, TerminationReason} from './ledger.js';
 import {corruptPem, DEFAULT_SERVER_NAMES, generateBuilderPki, generateCa} from './pki.js';
+import type {BuilderArch} from './pricing.js';
 import {builderArchitectures, type HostFormat, type Profile} from './profiles.js';
 
 export interface BuilderRegistryOpts {
   clock: EmulatorClock;
   ledger: Ledger;
   faults: FaultInjector;
-  backend: BuildkitBackend;
+  /** Serves every builder's connections, or picks that backend by the builder's architecture. */
+  backend: BuildkitBackend | BackendSelector;
   idleTimeoutMs: number;
   /** Called when a builder terminates itself after its idle time-out. */
   onIdleTimeout?: (builderId: string) => void;
@@ -38,7 +40,7 @@ export class BuilderRegistry {
       arch,
       fault: this.#opts.faults.takeBuilderFault(profile.name)
     }));
-    const prepared = await Promise.allSettled(plans.map(p => this.#prepare(p.id, profile, p.fault)));
+    const prepared = await Promise.allSettled(plans.map(p => this.#prepare(p.id, p.arch, profile, p.fault)));
     const ready = prepared.flatMap(r => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = prepared.find(r => r.status === 'rejected');
     if (failure || this.#closed) {
@@ -81,7 +83,12 @@ export class BuilderRegistry {
     await Promise.all(this.all().map(b => b.terminate(reason)));
   }
 
-  async #prepare(id: string, profile: Profile, fault: BuilderFaultRule | undefined): Promise<Prepared> {
+  async #prepare(
+    id: string,
+    arch: BuilderArch,
+    profile: Profile,
+    fault: BuilderFaultRule | undefined
+  ): Promise<Prepared> {
     // A front fault wins over the profile's front.
     const front: BuilderFront = isBuilderFront(fault?.behaviour) ? fault.behaviour : profile.front;
     const idleMs = (isBuilderFront(fault?.behaviour) ? fault?.idleMs : undefined) ?? profile.frontIdleMs;
@@ -103,7 +110,7 @@ export class BuilderRegistry {
         serverCert: pki.serverCert,
         serverKey: pki.serverKey,
         caCert: pki.caCert,
-        backend: this.#opts.backend,
+        backend: typeof this.#opts.backend === 'function' ? this.#opts.backend(arch) : this.#opts.backend,
         onConnectionCountChange: open => this.#builders.get(id)?.connectionsChanged(open),
         // The wrong certificate is in the PKI; the connections are served as usual.
         front: front === 'wrong-server-cert' ? 'keep-open' : front,

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type {Duplex} from 'node:stream';
+import {type Architecture, type BuilderArch, isArchitecture} from './pricing.js';
 
 /** BuildkitBackend serves one client connection that passed the builder's mTLS handshake. */
 export interface BuildkitBackend {
@@ -73,6 +74,11 @@ export class DockerGrpcBackend implements BuildkitBackend {
     this.#onError = opts.onError ?? (() => undefined);
   }
 
+  /** The dockerd socket this backend proxies to. */
+  get socketPath(): string {
+    return this.#socketPath;
+  }
+
   serve(client: Duplex): void {
     const upstream = net.connect({path: this.#socketPath});
     let failed = false;
@@ -116,6 +122,45 @@ export class DockerGrpcBackend implements BuildkitBackend {
     };
     upstream.on('data', onData);
   }
+}
+
+/** Picks the backend that serves the builders of one architecture. */
+export type BackendSelector = (arch: BuilderArch) => BuildkitBackend;
+
+export interface BuildkitBackendsOpts {
+  /** The dockerd every builder proxies to unless `dockerSocketByArch` names one for its architecture. */
+  dockerSocket?: string;
+  /**
+   * A dockerd per architecture, so that the builders of one assignment reach different BuildKits as the
+   * service's (one VM each, spec §2.5) do. A multi-arch builder ('amd64,arm64') is one VM: it uses `dockerSocket`.
+   */
+  dockerSocketByArch?: Partial<Record<Architecture, string>>;
+  onError?: (error: Error) => void;
+}
+
+/**
+ * The backends of an emulator: builders of an architecture named in `dockerSocketByArch` proxy to that
+ * dockerd, the others to `dockerSocket`; with neither, they complete the TLS handshake only. Builders on one
+ * socket share one backend.
+ */
+export function createBuildkitBackends(opts: BuildkitBackendsOpts): BackendSelector {
+  for (const key of Object.keys(opts.dockerSocketByArch ?? {})) {
+    if (!isArchitecture(key)) {
+      throw new Error(`Invalid dockerSocketByArch: ${JSON.stringify(key)} is not an architecture (amd64 or arm64)`);
+    }
+  }
+  const bySocket = new Map<string, BuildkitBackend>();
+  const handshakeOnly = new HandshakeOnlyBackend();
+  return arch => {
+    const socket = (isArchitecture(arch) ? opts.dockerSocketByArch?.[arch] : undefined) ?? opts.dockerSocket;
+    if (!socket) return handshakeOnly;
+    let backend = bySocket.get(socket);
+    if (!backend) {
+      backend = new DockerGrpcBackend({socketPath: socket, onError: opts.onError});
+      bySocket.set(socket, backend);
+    }
+    return backend;
+  };
 }
 
 /** The backend for an emulator: a dockerd proxy when `dockerSocket` is set, handshake-only otherwise. */

@@ -6,6 +6,7 @@ import type {ApiKey} from './auth.js';
 import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
 import {Emulator, type EmulatorOpts} from './emulator.js';
 import type {LedgerEntry} from './ledger.js';
+import type {Architecture} from './pricing.js';
 
 export {loadEmulatorConfig, type EmulatorConfigFile} from './config-file.js';
 
@@ -17,6 +18,8 @@ export interface CliOptions {
   profilesPath?: string;
   apiKey?: string;
   dockerSocket?: string;
+  /** --docker-socket-amd64 / --docker-socket-arm64: a dockerd for the builders of that architecture. */
+  dockerSocketByArch?: Partial<Record<Architecture, string>>;
   latencyMs?: number;
   idleTimeoutMs?: number;
   /** Serve HTTPS with a certificate for this name (signed by a private CA generated at start). */
@@ -39,6 +42,9 @@ Options:
   --api-key KEY          accept KEY (scopes ci, cache, builders) besides the file's keys;
                          with neither, the key is emulator-key
   --docker-socket PATH   proxy builders to this dockerd's BuildKit (default: TLS handshake only)
+  --docker-socket-amd64 PATH, --docker-socket-arm64 PATH
+                         proxy the builders of that architecture to this dockerd instead, so that
+                         each node of a multi-arch assignment has its own BuildKit, as in the service
   --latency-ms N         latency added to every API response (default 0)
   --idle-timeout-ms N    builder idle time-out (default 1800000; 0 disables)
   --https NAME           serve the API over HTTPS with a certificate for NAME (and localhost,
@@ -62,6 +68,8 @@ const VALUE_FLAGS = [
   '--profiles',
   '--api-key',
   '--docker-socket',
+  '--docker-socket-amd64',
+  '--docker-socket-arm64',
   '--latency-ms',
   '--idle-timeout-ms',
   '--https',
@@ -108,6 +116,13 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--docker-socket':
         opts.dockerSocket = value;
+        break;
+      case '--docker-socket-amd64':
+      case '--docker-socket-arm64':
+        opts.dockerSocketByArch = {
+          ...opts.dockerSocketByArch,
+          [flag === '--docker-socket-amd64' ? 'amd64' : 'arm64']: value
+        };
         break;
       case '--latency-ms':
         opts.latencyMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
@@ -156,6 +171,7 @@ export function emulatorOptsFromCli(cli: CliOptions, config?: EmulatorConfigFile
   if (keys.length > 0) opts.apiKeys = keys;
   if (cli.host !== undefined) opts.host = cli.host;
   if (cli.dockerSocket !== undefined) opts.dockerSocket = cli.dockerSocket;
+  if (cli.dockerSocketByArch !== undefined) opts.dockerSocketByArch = {...cli.dockerSocketByArch};
   if (cli.latencyMs !== undefined) opts.latencyMs = cli.latencyMs;
   if (cli.idleTimeoutMs !== undefined) opts.idleTimeoutMs = cli.idleTimeoutMs;
   if (cli.httpsHostname !== undefined) opts.https = {hostnames: [cli.httpsHostname]};
@@ -226,13 +242,20 @@ export async function runCli(
       .map(p => `${p.name} (${p.id}, ${p.architectures.join('+')}, ${p.size})`)
       .join(', ')}`
   );
-  io.out(`  Backend:      ${opts.dockerSocket ? `dockerd BuildKit at ${opts.dockerSocket}` : 'TLS handshake only'}`);
+  io.out(`  Backend:      ${describeBackends(opts)}`);
   io.out('Press Ctrl+C to stop.');
   await (stop ?? waitForSignal());
   await emu.close();
   if (caDir !== undefined) rmSync(caDir, {recursive: true, force: true});
   io.out(formatLedger(emu.ledger(), emu.totalCost()));
   return 0;
+}
+
+/** The backend line of the banner: which dockerd serves the builders (of each architecture, when split). */
+export function describeBackends(opts: Pick<EmulatorOpts, 'dockerSocket' | 'dockerSocketByArch'>): string {
+  const all = opts.dockerSocket ? `dockerd BuildKit at ${opts.dockerSocket}` : 'TLS handshake only';
+  const byArch = Object.entries(opts.dockerSocketByArch ?? {}).map(([arch, socket]) => `${arch}: ${socket}`);
+  return byArch.length === 0 ? all : `${byArch.join(', ')}; other builders: ${all}`;
 }
 
 /** The ledger as printable text, one line per builder, then the totals. */

@@ -4,11 +4,12 @@ import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
 import type {EndpointMode} from './builder-endpoint.js';
 import {BuilderRegistry} from './builder-registry.js';
-import {createBuildkitBackend} from './buildkit-backend.js';
+import {createBuildkitBackends} from './buildkit-backend.js';
 import {CiApi} from './ci-routes.js';
 import {type EmulatorClock, systemClock} from './clock.js';
 import {FaultInjector, type FaultRule, type StoredFault} from './faults.js';
 import {Ledger, type LedgerEntry} from './ledger.js';
+import type {Architecture} from './pricing.js';
 import {type Profile, ProfileCatalog, type ProfileConfig} from './profiles.js';
 import {RequestLog, type RequestRecord} from './request-log.js';
 import {type RunnerImageRecord, RunnerImageStore} from './runner-images.js';
@@ -35,6 +36,13 @@ export interface EmulatorOpts {
   latencyMs?: number;
   /** When set, builders proxy to this dockerd's BuildKit; otherwise they only complete the TLS handshake. */
   dockerSocket?: string;
+  /**
+   * A dockerd per architecture (e.g. {arm64: '/run/arm.sock'}): builders of that architecture proxy to its
+   * BuildKit instead of `dockerSocket`'s, so the nodes of a multi-arch assignment each get their own BuildKit,
+   * as the service's one-VM-per-builder does (buildx ≥ 0.16 gives all nodes of a build one build ref, which
+   * collides on a shared BuildKit). Multi-arch builders ('amd64,arm64') use `dockerSocket`.
+   */
+  dockerSocketByArch?: Partial<Record<Architecture, string>>;
   /** Time source for timestamps, readiness, idle time-outs and delays; default the system clock. */
   clock?: EmulatorClock;
   /** Receives one line per API request, idle time-out and backend error (the CLI prints them). */
@@ -87,7 +95,11 @@ export class Emulator implements EmulatorControls {
       clock,
       ledger: this.#ledger,
       faults: this.#faults,
-      backend: createBuildkitBackend({dockerSocket: opts.dockerSocket, onError: e => log?.(e.message)}),
+      backend: createBuildkitBackends({
+        dockerSocket: opts.dockerSocket,
+        dockerSocketByArch: opts.dockerSocketByArch,
+        onError: e => log?.(e.message)
+      }),
       idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onIdleTimeout: id => log?.(`builder ${id} terminated after its idle time-out`)
     });

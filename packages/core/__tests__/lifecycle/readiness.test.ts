@@ -467,6 +467,20 @@ describe('waitForBuilderReady: TLS probe', () => {
     expect(h.clock.now()).toBe(500);
   });
 
+  test('a last probe cut short by the deadline does not replace the reason an earlier probe gave', async () => {
+    const cutShort = (opts: {timeoutMs: number}): void => {
+      throw new TlsProbeError(
+        'timeout',
+        `the builder at 10.0.0.1:1234 never completed a TLS handshake within ${opts.timeoutMs} ms (it accepted the connection)`
+      );
+    };
+    const h = harness([readyDetails(HOST)], [closedBeforeH2(), closedBeforeH2(), cutShort]);
+    const e = await failure(h.run({deadline: 500}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(e.message).toBe(`Builder b1 was not ready in time: ${closedBeforeH2().message}`);
+    expect(h.probe.calls.length).toBeGreaterThan(2);
+  });
+
   test('no HTTP/2 answer within the probe limit until the deadline → BuilderTimeoutError saying so', async () => {
     const noH2 = new TlsProbeError(
       'timeout',

@@ -37,6 +37,9 @@ export interface PollSchedule {
 }
 
 /** 4 requests/s at most: a median detection lag of ~125 ms from polling. */
+/** Time limit of one TLS probe (less when the readiness deadline is nearer). */
+const PROBE_TIMEOUT_MS = 5000;
+
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = {intervalMs: 250, probeIntervalMs: 250, maxBackoffMs: 2000};
 
 export interface ReadinessOpts {
@@ -125,6 +128,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   const {clock, logger} = opts;
   let requests = 0;
   let lastProblem = 'no details received yet';
+  /** The last TLS probe's failure that was not merely cut short by the deadline. */
+  let lastTlsProblem: string | undefined;
   let serviceFailure: string | undefined;
   let serviceSilent = false;
   let answered = false;
@@ -216,12 +221,13 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         cert: details.metadata.client_cert,
         key: details.metadata.client_key
       };
+      const probeMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, opts.deadline - clock.now()));
       try {
         await opts.probe({
           hostname: endpoint.hostname,
           port: endpoint.port,
           pems,
-          timeoutMs: Math.max(1, Math.min(5000, opts.deadline - clock.now())),
+          timeoutMs: probeMs,
           signal: opts.signal
         });
         observe({kind: 'ready'}, describeStage({kind: 'ready'}));
@@ -236,7 +242,14 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         };
       } catch (e) {
         throwIfAborted(opts.signal);
-        lastProblem = errorMessage(e);
+        // A probe the deadline cut short only says that time ran out: an earlier probe's reason stays the reason.
+        const cutShort =
+          probeMs < PROBE_TIMEOUT_MS &&
+          e instanceof TlsProbeError &&
+          e.kind === 'timeout' &&
+          lastTlsProblem !== undefined;
+        if (!cutShort) lastTlsProblem = errorMessage(e);
+        lastProblem = cutShort ? (lastTlsProblem as string) : errorMessage(e);
         observe({kind: 'tls', problem: e instanceof TlsProbeError ? e.kind : 'error'}, lastProblem);
         if (e instanceof TlsProbeError && e.kind === 'rejected' && ++tlsRejections >= MAX_TLS_REJECTIONS) {
           throw new BuilderFailedError(

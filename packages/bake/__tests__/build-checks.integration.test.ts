@@ -2,14 +2,13 @@
 // emulator over loopback HTTP and mutual TLS, with the recording fake docker writing buildx's metadata
 // warnings and local state (FAKE_DOCKER_BUILD_WARNINGS). The step logs on @actions/core; its stdout is read
 // back with the runner harness's workflow-command parser.
-import {afterAll, afterEach, beforeAll, beforeEach, expect, jest, test} from '@jest/globals';
+import {afterAll, afterEach, beforeAll, beforeEach, expect, test} from '@jest/globals';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {MemoryStateStore, type ActionIO} from '@remote-builder-actions/core';
-import {actionsLogger} from '@remote-builder-actions/core/actions';
-import {Emulator, RUNNER_DEFAULTS, parseWorkflowCommands} from '@remote-builder-actions/emulator';
+import {Emulator} from '@remote-builder-actions/emulator';
+import {runStepInProcess, setProcessEnv} from '../../emulator/src/testing/in-process-step.js';
 import {bake} from '../src/bake.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -38,12 +37,11 @@ group "default" {
   targets = ["lint", "lint-other", "lint-inline"]
 }
 `;
-const SWITCHES = ['BUILDX_CONFIG', 'FAKE_DOCKER_DIR', 'FAKE_DOCKER_BUILD_WARNINGS'] as const;
 
 let emu: Emulator;
 let work: string;
 let ws: string;
-const saved: Record<string, string | undefined> = {};
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   emu = await Emulator.start({
@@ -63,45 +61,25 @@ beforeEach(() => {
   writeFileSync(join(ws, 'docker-bake.hcl'), BAKE_FILE);
   writeFileSync(join(work, 'warnings.json'), JSON.stringify(WARNINGS));
   // The fake docker and buildx's config folder (where the refs' local state goes) come from the process env.
-  for (const k of SWITCHES) saved[k] = process.env[k];
-  process.env['BUILDX_CONFIG'] = join(work, 'buildx');
-  process.env['FAKE_DOCKER_DIR'] = join(work, 'docker');
-  process.env['FAKE_DOCKER_BUILD_WARNINGS'] = join(work, 'warnings.json');
+  restoreEnv = setProcessEnv({
+    BUILDX_CONFIG: join(work, 'buildx'),
+    FAKE_DOCKER_DIR: join(work, 'docker'),
+    FAKE_DOCKER_BUILD_WARNINGS: join(work, 'warnings.json')
+  });
 });
 afterEach(() => {
-  for (const k of SWITCHES) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  restoreEnv();
   rmSync(work, {recursive: true, force: true});
 });
 
 /** Runs bake's main step with these inputs; returns what it printed, as the runner reads it. */
-async function runStep(inputs: Record<string, string>, env: Record<string, string> = {}) {
-  const all: Record<string, string> = {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'single', ...inputs};
-  const io: ActionIO = {
-    logger: actionsLogger,
-    state: new MemoryStateStore(),
-    env: {...RUNNER_DEFAULTS, GITHUB_WORKSPACE: ws, RUNNER_TEMP: join(work, 'runner-temp'), ...env},
-    getInput: n => (all[n] ?? '').trim(),
-    setOutput: () => undefined,
-    exportVariable: () => undefined,
-    writeSummary: async () => undefined,
-    writeMarkdownSummary: async () => undefined,
-    setFailed: () => undefined
-  };
-  const out: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
-    out.push(String(chunk));
-    return true;
+function runStep(inputs: Record<string, string>, env: Record<string, string> = {}) {
+  return runStepInProcess(io => bake({io, docker: FAKE_DOCKER}), {
+    workspace: ws,
+    runnerTemp: join(work, 'runner-temp'),
+    inputs: {'api-url': emu.url, 'api-key': API_KEY, 'profile-name': 'single', ...inputs},
+    env
   });
-  try {
-    await bake({io, docker: FAKE_DOCKER});
-  } finally {
-    spy.mockRestore();
-  }
-  const lines = out.join('').split('\n');
-  return {lines, warnings: parseWorkflowCommands(lines).annotations.filter(a => a.level === 'warning')};
 }
 
 const MAJORITY = 'All commands within the Dockerfile should use the same casing (either upper or lower)';

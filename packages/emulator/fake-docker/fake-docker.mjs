@@ -394,29 +394,8 @@ async function bootstrap(name, builder, down = new Set()) {
       );
       continue;
     }
-    const url = new URL(n.endpoint);
     // Only remote nodes are dialled; a docker-container node "boots" at once.
-    await new Promise((resolve, reject) => {
-      if (n.driver !== 'remote') return resolve();
-      const s = connect({
-        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: Number(url.port),
-        ca: readFileSync(n.cacert),
-        cert: readFileSync(n.cert),
-        key: readFileSync(n.key),
-        ALPNProtocols: ['h2']
-      });
-      const t = setTimeout(() => reject(new Error('context deadline exceeded')), 20000);
-      s.once('secureConnect', () => {
-        clearTimeout(t);
-        s.destroy();
-        resolve();
-      });
-      s.once('error', e => {
-        clearTimeout(t);
-        reject(e);
-      });
-    }).catch(e => die(`node ${n.node}: ${e.message}`));
+    if (n.driver === 'remote') await handshake(n, 20000).catch(e => die(`node ${n.node}: ${e.message}`));
     const bk = process.env.FAKE_DOCKER_BUILDKIT_VERSION ?? 'v0.13.2';
     console.log(
       `\nName:      ${n.node}\nEndpoint:  ${n.endpoint}\nStatus:    running\n` +
@@ -477,7 +456,7 @@ async function ls() {
       stored[name].nodes.map(async n => {
         const running =
           n.driver !== 'remote' ||
-          (await handshake(n).then(
+          (await handshake(n, 10000).then(
             () => true,
             () => false
           ));
@@ -539,8 +518,11 @@ function tabulate(rows, minWidth, padding) {
   return rows.map(r => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('') + '\n').join('');
 }
 
-/** A mutual-TLS handshake with a remote node (its --driver-opt files), as buildx's remote driver connects. */
-function handshake(n) {
+/**
+ * A mutual-TLS handshake with a remote node (its --driver-opt files), as buildx's remote driver connects; after
+ * `timeoutMs` it fails as buildx does ("context deadline exceeded").
+ */
+function handshake(n, timeoutMs) {
   return new Promise((resolve, reject) => {
     const url = new URL(n.endpoint);
     const s = connect({
@@ -554,7 +536,7 @@ function handshake(n) {
     const t = setTimeout(() => {
       s.destroy();
       reject(new Error('context deadline exceeded'));
-    }, 10000);
+    }, timeoutMs);
     s.once('secureConnect', () => {
       clearTimeout(t);
       s.destroy();

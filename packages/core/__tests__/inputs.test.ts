@@ -8,7 +8,9 @@ import {
   parseProfileNames,
   parseTimeoutMs,
   resolveApiUrl,
-  resolveCredentials
+  resolveCredentials,
+  resolveDetails404GraceMs,
+  resolveTeardownTimeoutMs
 } from '../src/inputs.js';
 
 /** Runs fn, expecting an InputError; returns it. */
@@ -264,5 +266,34 @@ describe('parseBooleanInput', () => {
     const e = inputError(() => parseBooleanInput(raw, true, 'setup-buildx'));
     expect(e.input).toBe('setup-buildx');
     expect(e.message).toBe(`Input "setup-buildx": "${raw}" is not a boolean: use true or false`);
+  });
+});
+
+describe('time budgets from the environment', () => {
+  test.each([
+    [{}, undefined, 30000],
+    [{}, 15000, 15000],
+    [{REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: ' 2000 '}, 15000, 2000],
+    [{REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '2000'}, undefined, 2000]
+  ])('teardown budget %j with fallback %s is %i ms', (env, fallback, ms) => {
+    expect(resolveTeardownTimeoutMs(env, fallback)).toBe(ms);
+  });
+
+  test.each([
+    [{}, 10000],
+    [{REMOTE_BUILDER_DETAILS_404_GRACE_MS: '0'}, 0],
+    [{REMOTE_BUILDER_DETAILS_404_GRACE_MS: '1500'}, 1500]
+  ])('details 404 grace %j is %i ms', (env, ms) => {
+    expect(resolveDetails404GraceMs(env)).toBe(ms);
+  });
+
+  test.each(['-1', '1.5', 'soon', '600001'])('a details 404 grace of %s names the variable and the range', raw => {
+    const e = inputError(() => resolveDetails404GraceMs({REMOTE_BUILDER_DETAILS_404_GRACE_MS: raw}));
+    expect(e.message).toMatch(/REMOTE_BUILDER_DETAILS_404_GRACE_MS.*from 0 to 600000/);
+  });
+
+  test('a teardown budget below 1 s names the variable', () => {
+    const e = inputError(() => resolveTeardownTimeoutMs({REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '999'}, 15000));
+    expect(e.message).toMatch(/REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS.*from 1000 to 600000/);
   });
 });

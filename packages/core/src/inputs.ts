@@ -11,8 +11,10 @@ export enum Env {
   RunnerToken = 'REMOTE_BUILDER_RUNNER_TOKEN',
   /** Per-request time limit of the API client in ms (default 15000); mainly for tests against a local emulator. */
   RequestTimeoutMs = 'REMOTE_BUILDER_REQUEST_TIMEOUT_MS',
-  /** Budget of a post step's (or `builder down`'s) teardown in ms (default 30000). */
+  /** Budget of each teardown in ms: main's after a failure (default 15000), post's and `builder down`'s (30000). */
   TeardownTimeoutMs = 'REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS',
+  /** How long after the assignment a details 404 means "not visible yet" rather than "gone", in ms (default 10000). */
+  Details404GraceMs = 'REMOTE_BUILDER_DETAILS_404_GRACE_MS',
   /**
    * Where `buildx-version` downloads buildx from, instead of https://github.com/docker/buildx (same layout:
    * `<url>/releases/latest`, `<url>/releases/download/v<version>/<asset>`): a mirror, or a local fake in tests.
@@ -255,18 +257,42 @@ export function parseBuilderSizeInput(raw: string, input = 'builder-size'): Buil
 /** Default budget of the teardown in post (and `builder down`): the builder is billed while it runs. */
 export const DEFAULT_TEARDOWN_TIMEOUT_MS = 30_000;
 
+/** Default budget of the teardown main does after a failure or timeout (post retries what is left). */
+export const DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS = 15_000;
+
 /**
- * The teardown budget of post and the CLI: REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS when set (1000 to 600000 ms),
- * else 30000. Rounds of teardown fill it while the service refuses (see teardownBuilders).
+ * A teardown budget: REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS when set (1000 to 600000 ms), else `fallback` (30000 for
+ * post and the CLI, DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS for main). Rounds of teardown fill it while the service
+ * refuses (see teardownBuilders).
  */
-export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv): number {
+export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv, fallback = DEFAULT_TEARDOWN_TIMEOUT_MS): number {
   const raw = (env[Env.TeardownTimeoutMs] ?? '').trim();
-  if (raw === '') return DEFAULT_TEARDOWN_TIMEOUT_MS;
+  if (raw === '') return fallback;
   const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!(ms >= 1000 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
     throw new InputError(
       Env.TeardownTimeoutMs,
       `"${raw}" is not a teardown budget: use a whole number of milliseconds from 1000 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_TEARDOWN_TIMEOUT_MS}`
+    );
+  }
+  return ms;
+}
+
+/** Default of REMOTE_BUILDER_DETAILS_404_GRACE_MS (see DETAILS_404_GRACE_MS in readiness). */
+export const DEFAULT_DETAILS_404_GRACE_MS = 10_000;
+
+/**
+ * How long after the assignment a details 404 is "not visible yet": REMOTE_BUILDER_DETAILS_404_GRACE_MS when set
+ * (0 to 600000 ms; 0 treats every 404 as gone), else 10000. For a service whose reads lag its writes longer.
+ */
+export function resolveDetails404GraceMs(env: NodeJS.ProcessEnv): number {
+  const raw = (env[Env.Details404GraceMs] ?? '').trim();
+  if (raw === '') return DEFAULT_DETAILS_404_GRACE_MS;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms >= 0 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
+    throw new InputError(
+      Env.Details404GraceMs,
+      `"${raw}" is not a grace period: use a whole number of milliseconds from 0 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_DETAILS_404_GRACE_MS}`
     );
   }
   return ms;

@@ -35,7 +35,12 @@ interface Harness {
   clock: FakeClock;
   logger: RecordingLogger;
   probe: FakeProbe;
-  run: (opts?: {deadline?: number; signal?: AbortSignal; schedule?: PollSchedule | null}) => Promise<ReadyBuilder>;
+  run: (opts?: {
+    deadline?: number;
+    signal?: AbortSignal;
+    schedule?: PollSchedule | null;
+    details404GraceMs?: number;
+  }) => Promise<ReadyBuilder>;
 }
 
 function harness(details: DetailsStep[], probeSteps: ProbeStep[] = []): Harness {
@@ -51,6 +56,7 @@ function harness(details: DetailsStep[], probeSteps: ProbeStep[] = []): Harness 
       probe: probe.probe,
       deadline: o.deadline ?? 60_000,
       ...(o.signal ? {signal: o.signal} : {}),
+      ...(o.details404GraceMs !== undefined ? {details404GraceMs: o.details404GraceMs} : {}),
       ...(o.schedule === null ? {} : {schedule: o.schedule ?? schedule})
     });
   return {api, clock, logger, probe, run};
@@ -262,6 +268,17 @@ describe('waitForBuilderReady: failures', () => {
     expect(e).toBe(last);
     expect(e.message).toBe('Failed to get builder details: HTTP 404: no such builder');
     expect(h.api.detailsCount('b1')).toBe(4);
+  });
+
+  test('a grace set shorter (REMOTE_BUILDER_DETAILS_404_GRACE_MS) ends the tolerance sooner; 0 fails at the first 404', async () => {
+    const nf = (): ApiError => httpError('get builder details', 404);
+    const h = harness([nf(), nf(), nf(), readyDetails(HOST)]);
+    // Sleeps of 100 ms: the third 404 comes at 200 ms, past a grace of 150 ms.
+    await expect(h.run({details404GraceMs: 150})).rejects.toThrow('HTTP 404');
+    expect(h.api.detailsCount('b1')).toBe(3);
+    const h0 = harness([nf(), readyDetails(HOST)]);
+    await expect(h0.run({details404GraceMs: 0})).rejects.toThrow('HTTP 404');
+    expect(h0.api.detailsCount('b1')).toBe(1);
   });
 
   test('a details request that hangs is cut at the deadline (real timer), and the failure says so', async () => {

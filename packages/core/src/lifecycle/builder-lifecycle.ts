@@ -75,6 +75,8 @@ export interface BuilderLifecycleOpts {
   /** buildx builder name; default newBuilderName(). */
   builderName?: string;
   schedule?: PollSchedule;
+  /** How long after the assignment a details 404 means "not visible yet" (default DETAILS_404_GRACE_MS). */
+  details404GraceMs?: number;
   /** How long a cancelled run waits for an assignment already in flight, to tear it down. */
   inFlightGraceMs?: number;
   /** Bound on the teardown done by main after a failure or cancellation. */
@@ -392,7 +394,8 @@ export class BuilderLifecycle {
               deadline,
               progress,
               signal: combined,
-              ...(this.opts.schedule ? {schedule: this.opts.schedule} : {})
+              ...(this.opts.schedule ? {schedule: this.opts.schedule} : {}),
+              ...(this.opts.details404GraceMs !== undefined ? {details404GraceMs: this.opts.details404GraceMs} : {})
             });
             if (b.details) this.opts.recorder?.ready(id, b.details);
             const arch = b.arch ? ` (${b.arch})` : '';

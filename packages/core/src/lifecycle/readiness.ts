@@ -1,4 +1,5 @@
 import {ApiError, errorMessage} from '../errors.js';
+import {DEFAULT_DETAILS_404_GRACE_MS} from '../inputs.js';
 import type {BuilderDetails} from '../api/types.js';
 import {abortReason, type Clock} from '../clock.js';
 import {DeadlineError, linkedSignal} from '../deadline.js';
@@ -50,6 +51,8 @@ export interface ReadinessOpts {
   /** Epoch ms by which the builder must be ready. */
   deadline: number;
   schedule?: PollSchedule;
+  /** How long after the assignment a details 404 means "not visible yet" (default DETAILS_404_GRACE_MS). */
+  details404GraceMs?: number;
   signal?: AbortSignal;
   /**
    * Shared by the waits of all builders of one provision, so that they print one progress line between them
@@ -112,7 +115,7 @@ const FATAL_STATUSES = new Set([401, 403]);
  * says nothing of consistency, and a service whose reads lag its writes (replicas, caches) answers 404 for
  * a fresh id for a moment. Past it, a 404 means the builder is gone and fails at once.
  */
-export const DETAILS_404_GRACE_MS = 10_000;
+export const DETAILS_404_GRACE_MS = DEFAULT_DETAILS_404_GRACE_MS;
 /** TLS rejections tolerated in a row before the material is declared wrong. */
 const MAX_TLS_REJECTIONS = 3;
 /** Answers in a row with status "ready" but TLS material missing before the details are declared broken (~2 s). */
@@ -134,6 +137,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let serviceSilent = false;
   let answered = false;
   const since = clock.now();
+  const graceMs = opts.details404GraceMs ?? DETAILS_404_GRACE_MS;
   const progress = opts.progress ?? new ReadinessProgress({ids: [builderId], since, deadline: opts.deadline});
   // A debug line when the builder's stage changes, not at every poll (4 a second would say the same thing).
   const observe = (stage: BuilderStage, detail: string): void => {
@@ -194,9 +198,9 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         // in flight does not replace it.
         if (e instanceof ApiError && e.status !== undefined) answered = true;
         if (e instanceof ApiError && e.status === 404) {
-          if (clock.now() - since >= DETAILS_404_GRACE_MS) throw e;
+          if (clock.now() - since >= graceMs) throw e;
           // Not visible yet is like pending, not like a failure: polled at the normal pace (≤ 4/s), no backoff.
-          lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${DETAILS_404_GRACE_MS} ms of the assignment)`;
+          lastProblem = `the service does not show builder ${builderId} yet (details answered HTTP 404 within ${graceMs} ms of the assignment)`;
           serviceFailure = undefined;
           observe({kind: 'not-visible'}, lastProblem);
         } else {

@@ -15,6 +15,7 @@ import {newBuilderName} from './builder-name.js';
 import {cancellation} from './cancellation.js';
 import {checkPlatformNames, requireBuildx, requireCommand, type RequireCommandOpts} from './local-checks.js';
 import {platformShortfall} from './platform-shortfall.js';
+import {DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS, resolveDetails404GraceMs, resolveTeardownTimeoutMs} from '../inputs.js';
 
 /** Title of the log group of the checks done before anything is assigned. */
 export const LOCAL_CHECKS_GROUP = 'Checking locally before assigning (nothing is billed yet)';
@@ -87,9 +88,8 @@ export class Provisioner {
 
   constructor(opts: ProvisionerOpts) {
     this.#opts = opts;
-    const make =
-      opts.makeApi ??
-      defaultMakeBuilderApi({env: opts.env ?? process.env, logger: opts.logger, timeoutMs: opts.timeoutMs});
+    const env = opts.env ?? process.env;
+    const make = opts.makeApi ?? defaultMakeBuilderApi({env, logger: opts.logger, timeoutMs: opts.timeoutMs});
     this.api = make(opts.apiUrl, opts.token);
     this.builderName = opts.builderName ?? newBuilderName();
     this.lifecycle = new BuilderLifecycle({
@@ -99,6 +99,8 @@ export class Provisioner {
       logger: opts.logger,
       buildx: opts.buildx,
       builderName: this.builderName,
+      teardownTimeoutMs: resolveTeardownTimeoutMs(env, DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS),
+      details404GraceMs: resolveDetails404GraceMs(env),
       ...(opts.certRoot !== undefined ? {certRoot: opts.certRoot} : {}),
       ...(opts.recorder ? {recorder: opts.recorder} : {}),
       ...(opts.clock ? {clock: opts.clock} : {}),

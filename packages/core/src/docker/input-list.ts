@@ -26,8 +26,9 @@ export function parseInputList(input: string, opts: InputListOpts = {}): string[
   const records = parseCsv(input, {
     relaxQuotes: true,
     skipEmptyLines: true,
-    ...(opts.comment ? {comment: opts.comment, commentNoInfix: opts.commentNoInfix ?? false} : {}),
-    ...(opts.quote === false ? {quote: false as const} : {})
+    comment: opts.comment || undefined,
+    commentNoInfix: opts.comment ? (opts.commentNoInfix ?? false) : undefined,
+    quote: opts.quote === false ? false : undefined
   });
   const items: string[] = [];
   for (const record of records) {

@@ -99,7 +99,7 @@ export async function runDemo(opts: DemoOpts): Promise<DemoResult> {
     profiles: [DEMO_PROFILE],
     apiKeys: [{key: DEMO_API_KEY, scopes: ['builders']}],
     log: line => emulatorLog.push(line),
-    ...(docker.real ? {dockerSocket: docker.socket} : {})
+    dockerSocket: docker.real ? docker.socket : undefined
   });
   out(
     `Emulator at ${emu.url}: profile "demo" gives 2 builders (amd64 + arm64, size ${DEMO_PROFILE.size}), ready after ` +
@@ -297,7 +297,8 @@ class DemoJobs {
         ...inputs
       },
       env: {...job.env, ...main?.exportedEnv},
-      ...(main ? {state: main.state, prependPath: main.path} : {}),
+      state: main?.state,
+      prependPath: main?.path,
       workDir: job.dir,
       timeoutMs: 180_000,
       onLine: line => log.line(line)

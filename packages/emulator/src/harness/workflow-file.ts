@@ -45,7 +45,7 @@ export function loadActionManifest(name: string, root: string = REPO_ROOT): Acti
     outputs: doc.outputs ?? {},
     runs: doc.runs,
     mainScript: resolve(dir, doc.runs.main),
-    ...(doc.runs.post ? {postScript: resolve(dir, doc.runs.post)} : {})
+    postScript: doc.runs.post ? resolve(dir, doc.runs.post) : undefined
   };
 }
 

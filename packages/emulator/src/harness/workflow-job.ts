@@ -280,7 +280,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
     const record: JobStepRecord = {
       number: index + 1,
       label,
-      ...(step.id !== undefined ? {id: step.id} : {}),
+      id: step.id,
       hook: 'main',
       title: stepTitle(planned)
     };
@@ -336,7 +336,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
       );
       if (planned.manifest.postScript) {
         const post: JobStepRecord = {
-          ...(step.id !== undefined ? {id: step.id} : {}),
+          id: step.id,
           number: record.number,
           label,
           hook: 'post',

@@ -195,8 +195,8 @@ export class NodeExec implements Exec {
           stdout,
           stderr: spawnError ? `${stderr}${command}: ${spawnError.message}` : stderr,
           // A command that never started was not killed, whatever the signal did meanwhile.
-          ...(killed && !spawnError ? {killed} : {}),
-          ...(spawnError ? {spawnError: spawnError.code ?? 'unknown'} : {})
+          killed: spawnError ? undefined : killed,
+          spawnError: spawnError ? (spawnError.code ?? 'unknown') : undefined
         });
       };
       let polling = false;

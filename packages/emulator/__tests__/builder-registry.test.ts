@@ -159,16 +159,16 @@ describe('BuilderRegistry', () => {
       cert: m.client_cert,
       key: m.client_key
     });
-    let isClosed = false;
-    const closed = new Promise(resolve => socket.once('close', () => resolve((isClosed = true))));
+    const closed = new Promise(resolve => socket.once('close', resolve));
     socket.on('error', () => undefined);
     await new Promise(resolve => socket.once('secureConnect', resolve));
     await waitFor(() => registry!.get(m.id)?.openConnections === 1);
+    // The idle timer is armed on the registry's clock: had the profile's 50 ms applied, it fired within 999 ms.
+    const armed = clock.pendingTimers();
     clock.advance(999);
-    // Time for a close to arrive, had the profile's 50 ms applied.
-    await new Promise(resolve => setTimeout(resolve, 100));
-    expect(isClosed).toBe(false);
+    expect(clock.pendingTimers()).toBe(armed);
     clock.advance(1);
+    expect(clock.pendingTimers()).toBe(armed - 1);
     await closed;
     await waitFor(() => registry!.get(m.id)?.openConnections === 0);
   });

@@ -3,7 +3,7 @@ import {createPrivateKey, X509Certificate} from 'node:crypto';
 import {corruptPem, generateBuilderPki, generateCa} from '../src/pki.js';
 
 test('a builder gets its own CA, a server and a client certificate signed by it', async () => {
-  const pki = await generateBuilderPki({label: 'bld_test'});
+  const pki = await generateBuilderPki({label: 'bld_test', now: Date.UTC(2026, 0, 16, 12, 0, 0)});
   const ca = new X509Certificate(pki.caCert);
   const server = new X509Certificate(pki.serverCert);
   const client = new X509Certificate(pki.clientCert);
@@ -17,7 +17,13 @@ test('a builder gets its own CA, a server and a client certificate signed by it'
   expect(server.checkPrivateKey(createPrivateKey(pki.serverKey))).toBe(true);
   expect(client.checkPrivateKey(createPrivateKey(pki.clientKey))).toBe(true);
   expect(pki.clientKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
-  expect(Date.parse(server.validFrom)).toBeLessThan(Date.now());
+  // Valid from 5 minutes before `now` (clock skew) for a week: 12:00 − 5 min, and Jan 16 + 7 days.
+  for (const cert of [ca, server, client]) {
+    expect([new Date(cert.validFrom).toISOString(), new Date(cert.validTo).toISOString()]).toEqual([
+      '2026-01-16T11:55:00.000Z',
+      '2026-01-23T12:00:00.000Z'
+    ]);
+  }
 });
 
 test('every builder gets fresh material', async () => {

@@ -1,7 +1,8 @@
 import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
 import http from 'node:http';
+import {ManualClock} from '../src/clock.js';
 import {Emulator} from '../src/emulator.js';
-import {assign, call, details, handshake, KEY} from './support.js';
+import {assign, call, details, handshakeWith, KEY, waitFor} from './support.js';
 
 let emu: Emulator;
 
@@ -85,21 +86,32 @@ describe('API faults', () => {
   });
 
   test('hang never answers until the emulator closes', async () => {
-    const local = await Emulator.start({profiles: [{name: 'p'}]});
+    const log: string[] = [];
+    const local = await Emulator.start({profiles: [{name: 'p'}], log: line => log.push(line)});
     local.addFault({route: 'any', action: 'hang'});
     const pending = rawRequest(local, 'GET', '/api/v1/builder-profiles');
-    const early = await Promise.race([pending, new Promise(r => setTimeout(() => r('still waiting'), 50))]);
-    expect(early).toBe('still waiting');
+    // The emulator has decided to hang the request; only the close below ends it (a reset, not an answer).
+    await waitFor(() => log.includes('GET /api/v1/builder-profiles -> no response'));
     await local.close();
     expect(await pending).toEqual({error: 'ECONNRESET'});
     expect(local.requests()[0]).toMatchObject({status: 0, route: 'profiles'});
   });
 
   test('delayMs alone slows the request down but answers normally', async () => {
-    emu.addFault({route: 'profiles', delayMs: 40, times: 1});
-    const start = Date.now();
-    expect((await call(emu, 'GET', '/api/v1/builder-profiles')).status).toBe(200);
-    expect(Date.now() - start).toBeGreaterThanOrEqual(38);
+    const clock = new ManualClock();
+    const local = await Emulator.start({profiles: [{name: 'p'}], clock});
+    try {
+      local.addFault({route: 'profiles', delayMs: 40, times: 1});
+      const answered = call(local, 'GET', '/api/v1/builder-profiles');
+      // The delay is a timer on the emulator's clock: the answer waits for it (39 ms are not enough).
+      await waitFor(() => clock.pendingTimers() === 1);
+      clock.advance(39);
+      expect(clock.pendingTimers()).toBe(1);
+      clock.advance(1);
+      expect((await answered).status).toBe(200);
+    } finally {
+      await local.close();
+    }
   });
 
   test('filters: builderId, profile and any', async () => {
@@ -124,28 +136,29 @@ describe('builder faults through the API', () => {
     expect((await details(emu, id!)).status).toBe(status);
   });
 
-  test('fail-after-ms', async () => {
-    emu.addFault({route: 'builder', behaviour: 'fail-after-ms', afterMs: 30, times: 1});
-    const [id] = await assign(emu, 'p');
-    const d = await details(emu, id!);
-    expect(d.status).toBe('ready');
-    await new Promise(r => setTimeout(r, 40));
-    expect((await details(emu, id!)).status).toBe('failed');
-    expect(
-      await handshake({
-        host: d.metadata.host,
-        ca: d.metadata.ca,
-        cert: d.metadata.client_cert,
-        key: d.metadata.client_key
-      })
-    ).toMatchObject({ok: false});
+  test('fail-after-ms: ready, then failed once afterMs have passed on the emulator clock', async () => {
+    const clock = new ManualClock();
+    const local = await Emulator.start({profiles: [{name: 'p'}], clock});
+    try {
+      local.addFault({route: 'builder', behaviour: 'fail-after-ms', afterMs: 30, times: 1});
+      const [id] = await assign(local, 'p');
+      const d = await details(local, id!);
+      expect(d.status).toBe('ready');
+      clock.advance(29);
+      expect((await details(local, id!)).status).toBe('ready');
+      clock.advance(1);
+      expect((await details(local, id!)).status).toBe('failed');
+      expect(await handshakeWith(d.metadata)).toMatchObject({ok: false});
+    } finally {
+      await local.close();
+    }
   });
 
   test('tls-wrong-ca makes the handshake fail verification', async () => {
     emu.addFault({route: 'builder', behaviour: 'tls-wrong-ca', times: 1});
     const [id] = await assign(emu, 'p');
     const {metadata: m} = await details(emu, id!);
-    const r = await handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key});
+    const r = await handshakeWith(m);
     expect(r.ok ? '' : r.error).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
   });
 
@@ -159,7 +172,7 @@ describe('builder faults through the API', () => {
     expect((await details(emu, missing!)).metadata).toEqual({host: expect.stringMatching(/^127\.0\.0\.1:\d+$/)});
     expect((await details(emu, malformed!)).metadata.ca).toContain('corrupted by the emulator');
     const {metadata: m} = await details(emu, refused!);
-    expect(await handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key})).toEqual({
+    expect(await handshakeWith(m)).toEqual({
       ok: false,
       error: 'ECONNREFUSED'
     });

@@ -70,6 +70,11 @@ export interface HandshakeOpts {
 
 export type HandshakeResult = {ok: true; alpn: string | false | null} | {ok: false; error: string};
 
+/** A handshake with the material of a builder's details. */
+export function handshakeWith(m: {host: string; ca?: string; client_cert?: string; client_key?: string}) {
+  return handshake({host: m.host, ca: m.ca, cert: m.client_cert, key: m.client_key});
+}
+
 /**
  * Performs a full mutual-TLS handshake. With TLS 1.3 the client finishes before the server has checked the
  * client certificate, so success means the server's session ticket arrived (it is sent only after the
@@ -104,11 +109,11 @@ export function handshake(opts: HandshakeOpts): Promise<HandshakeResult> {
   });
 }
 
-/** Resolves when `cond` holds, polling every 5 ms; rejects after `timeoutMs`. */
-export async function waitFor(cond: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('waitFor: timed out');
-    await new Promise(r => setTimeout(r, 5));
-  }
+/**
+ * Resolves when `cond` holds, polling every 5 ms. No time limit of its own, which a loaded machine could
+ * overrun: a condition that never holds fails the test at jest's testTimeout. The poll timer is unref'd so
+ * that a poll left behind by such a test never holds the process open.
+ */
+export async function waitFor(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise(r => setTimeout(r, 5).unref());
 }

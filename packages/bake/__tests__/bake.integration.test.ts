@@ -323,39 +323,6 @@ describe('bake action (bundled) against the emulator', () => {
     expect(post.stdout).toMatch(/already torn down by main/);
   });
 
-  test('a failing bake tears the builders down in main, not in post', async () => {
-    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'bake'});
-    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/buildx bake failed with: ERROR: fake docker: bake failed/);
-    const {builderIds} = stateOf(main);
-    expect(builderIds).toHaveLength(1);
-    expect(live(builderIds)).toEqual([]);
-    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
-    expect(calls().slice(-1)[0]?.argv.slice(0, 2)).toEqual(['buildx', 'rm']);
-  });
-
-  test('a definition that cannot be resolved fails while the builder boots; it is torn down in main', async () => {
-    const j = job({'profile-name': 'single', targets: 'nope'});
-    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Failed to resolve the bake definition .*failed to find target nope/);
-    expect(calls().filter(isBake)).toEqual([]);
-    expect(live(stateOf(main).builderIds ?? [])).toEqual([]);
-  });
-
-  test('SIGINT during the bake stops it and tears the builders down before main exits', async () => {
-    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_HANG: 'bake'});
-    const {main, post} = await runJob({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /#0 building with/}]});
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Cancelled by SIGINT during the bake/);
-    expect(main.durationMs).toBeLessThan(10000);
-    const {builderIds} = stateOf(main);
-    expect(builderIds).toHaveLength(1);
-    expect(live(builderIds)).toEqual([]);
-    expect(post.exitCode).toBe(0);
-  });
-
   test('bad input fails before any assignment, naming the input', async () => {
     const before = emu.ledger().length;
     const assigns = emu.requests().filter(r => r.route === 'assign').length;

@@ -231,51 +231,6 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(post.stdout).toMatch(/already torn down by main/);
   });
 
-  test('a failing build tears the builders down in main, not in post', async () => {
-    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'build'});
-    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/buildx failed with: ERROR: fake docker: build failed/);
-    const {builderIds} = stateOf(main);
-    expect(live(builderIds)).toEqual([]);
-    expect(emu.ledger().find(e => e.builderId === builderIds[0])?.reason).toBe('teardown');
-  });
-
-  test('SIGINT during the build kills it and tears the builders down before main exits', async () => {
-    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_HANG: 'build'});
-    const {main, post} = await runMainAndPost({
-      ...j,
-      signals: [{signal: 'SIGINT', whenOutputMatches: /#0 building with/}]
-    });
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Cancelled by SIGINT during the build/);
-    expect(main.durationMs).toBeLessThan(10000);
-    const {builderIds} = stateOf(main);
-    expect(builderIds).toHaveLength(1);
-    expect(live(builderIds)).toEqual([]);
-    expect(post.exitCode).toBe(0);
-  });
-
-  test('buildx missing while the assignment is pending: the builder is torn down in main', async () => {
-    const j = job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'version'});
-    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/docker buildx is not available/);
-    const ids = stateOf(main).builderIds ?? [];
-    expect(live(ids)).toEqual([]);
-  });
-
-  test('bad input fails before any assignment, naming the input', async () => {
-    const before = emu.ledger().length;
-    const assigns = emu.requests().filter(r => r.route === 'assign').length;
-    const {main} = await runMainAndPost(job({'profile-name': 'single', push: 'yes'}));
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(/Input "push": "yes" is not a boolean/);
-    expect(emu.ledger().length).toBe(before);
-    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
-    expect(dockerCalls()).toEqual([]);
-  });
-
   test('DOCKER_BUILD_SUMMARY=false: no job summary, outputs still set', async () => {
     const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'false'}));
     expect(main.exitCode).toBe(0);

@@ -22,7 +22,6 @@ beforeAll(async () => {
     profiles: [
       {name: 'single', architectures: ['amd64']},
       {name: 'trio', architectures: ['amd64', 'arm64'], buildersPerAssignment: 3},
-      {name: 'slow', readyDelayMs: 60000},
       {name: 'delayed', readyDelayMs: 1500, hostFormat: 'tcp'}
     ],
     apiKeys: [{key: API_KEY, scopes: ['builders']}]
@@ -201,29 +200,6 @@ describe('configure action (bundled) against the emulator', () => {
     expect(details.length).toBeLessThanOrEqual(9);
   });
 
-  test('timeout: a clear error naming the input, and the builder torn down by main', async () => {
-    const {main, post} = await runJob(job({'profile-name': 'slow', timeout: '1200'}));
-    expect(main.exitCode).toBe(1);
-    const error = main.annotations.find(a => a.level === 'error')?.message ?? '';
-    expect(error).toMatch(/not ready/);
-    expect(error).toMatch(/raise the "timeout" input/);
-    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
-    expect(ids).toHaveLength(1);
-    expect(assignedBuilders(ids)).toEqual([]);
-    expect(post.stdout).toMatch(/already torn down by main/);
-  });
-
-  test('a builder that fails is reported at once and torn down', async () => {
-    emu.addFault({route: 'builder', behaviour: 'fail'});
-    const started = Date.now();
-    const {main} = await runJob(job({'profile-name': 'single', timeout: '20000'}));
-    expect(main.exitCode).toBe(1);
-    expect(Date.now() - started).toBeLessThan(10000);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/failed to start/);
-    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
-    expect(assignedBuilders(ids)).toEqual([]);
-  });
-
   test('profile fallback: an unknown profile is skipped for the next one', async () => {
     const {main, post} = await runJob(job({'profile-name': 'no-such-profile, single'}));
     expect(main.exitCode).toBe(0);
@@ -231,21 +207,6 @@ describe('configure action (bundled) against the emulator', () => {
     const ids = main.outputs['builder-ids'].split(',');
     expect(post.exitCode).toBe(0);
     expect(assignedBuilders(ids)).toEqual([]);
-  });
-
-  test('teardown 404 counts as already gone', async () => {
-    emu.addFault({route: 'teardown', status: 404, body: '{"error":{"code":"not_found","message":"gone"}}'});
-    const {main, post} = await runJob(job({'profile-name': 'single'}));
-    expect(main.exitCode).toBe(0);
-    expect(post.exitCode).toBe(0);
-    expect(post.stdout).toMatch(/already gone/);
-    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
-    emu.clearFaults();
-    // Clean up for real so the ledger stays clean.
-    await fetch(`${emu.url}/api/v1/builders/${main.outputs['builder-ids']}/teardown`, {
-      method: 'DELETE',
-      headers: {Authorization: `Bearer ${API_KEY}`}
-    });
   });
 
   test('setup-buildx false: no docker call at all, outputs still set', async () => {
@@ -261,68 +222,5 @@ describe('configure action (bundled) against the emulator', () => {
     const {main} = await runJob(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'true'}));
     expect(main.exitCode).toBe(0);
     expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
-  });
-
-  test('post with no state says so and succeeds', async () => {
-    const j = job({'profile-name': 'single'});
-    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir});
-    expect(post.exitCode).toBe(0);
-    expect(post.stdout).toMatch(/Nothing to clean up/);
-  });
-
-  test('bad input fails before any assignment', async () => {
-    const before = emu.ledger().length;
-    const {main} = await runJob(job({'profile-name': 'single', timeout: 'ten minutes'}));
-    expect(main.exitCode).toBe(1);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Input "timeout"/);
-    expect(emu.ledger().length).toBe(before);
-  });
-
-  test('buildx create failing: the builder is torn down by main and the error names the step', async () => {
-    const {main} = await runJob(job({'profile-name': 'single'}, {FAKE_DOCKER_FAIL: 'create'}));
-    expect(main.exitCode).toBe(1);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/create buildx builder/);
-    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
-    expect(assignedBuilders(ids)).toEqual([]);
-  });
-
-  test('SIGINT while the assignment is in flight: main waits for its answer and tears that builder down', async () => {
-    emu.addFault({route: 'assign', delayMs: 1500, processFirst: true});
-    const j = job({'profile-name': 'single'});
-    const before = new Set(emu.ledger().map(e => e.builderId));
-    const {main, post} = await runJob({...j, signals: [{signal: 'SIGINT', whenOutputMatches: /Assigning a builder/}]});
-    expect(main.exitCode).toBe(1);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(
-      /Cancelled by SIGINT while assigning a builder/
-    );
-    const fresh = emu.ledger().filter(e => !before.has(e.builderId));
-    expect(fresh).toHaveLength(1);
-    expect(fresh[0].reason).toBe('teardown');
-    expect(post.exitCode).toBe(0);
-  });
-
-  test('SIGTERM during readiness tears down too', async () => {
-    const {main} = await runJob({
-      ...job({'profile-name': 'slow'}),
-      signals: [{signal: 'SIGTERM', whenOutputMatches: /Assigned 1 builder/}]
-    });
-    expect(main.exitCode).toBe(1);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled by SIGTERM/);
-    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
-    expect(assignedBuilders(ids)).toEqual([]);
-  });
-
-  test('SIGINT during readiness: main tears down what it assigned before exiting', async () => {
-    const j = job({'profile-name': 'slow', timeout: '60000'});
-    const {main, post} = await runJob({
-      ...j,
-      signals: [{signal: 'SIGINT', whenOutputMatches: /Assigned 1 builder/}]
-    });
-    expect(main.exitCode).toBe(1);
-    expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled/);
-    const ids = (JSON.parse(main.state['builder']) as {builderIds: string[]}).builderIds;
-    expect(ids).toHaveLength(1);
-    expect(assignedBuilders(ids)).toEqual([]);
-    expect(post.exitCode).toBe(0);
   });
 });

@@ -3,14 +3,16 @@
 // as docker does), with releases served by FakeBuildxReleases through REMOTE_BUILDER_BUILDX_RELEASES_URL.
 // The installed buildx runs every docker call of main and post; a second job on the same runner takes it from
 // the tool cache; a bad download or a bad input fails before anything is assigned; post removes the private
-// DOCKER_CONFIG; configure exports it for the later steps of the job.
+// DOCKER_CONFIG; configure exports it for the later steps of the job. The install runs on every action (each
+// must run all its docker calls through it); a failure before assigning is core's (the same step for every
+// action): each on configure and one build action.
 import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {buildxAssetName, buildxPlatform, Env} from '@remote-builder-actions/core';
 import {FakeBuildxReleases} from '../src/testing/fake-buildx-releases.js';
-import {ACTIONS, requireBundles, type ActionUnderTest} from './kit/actions.js';
+import {ACTIONS, BAKE, BUILD_PUSH, configureAnd, requireBundles, type ActionUnderTest} from './kit/actions.js';
 import {describeJob} from './kit/scenario.js';
 import {runScenario, type Expectation, type ScenarioContext} from './kit/scenario.js';
 
@@ -19,18 +21,23 @@ const ASSET = buildxAssetName(VERSION, buildxPlatform());
 /** The state key under which main saves the private DOCKER_CONFIG (BuildxInstallState.DockerConfig). */
 const STATE_KEY = 'buildxDockerConfig';
 
-let releases: FakeBuildxReleases;
 const dirs: string[] = [];
 
-beforeAll(async () => {
-  requireBundles();
-  releases = await FakeBuildxReleases.start();
-});
+beforeAll(() => requireBundles());
 
-afterAll(async () => {
-  await releases.close();
+afterAll(() => {
   for (const d of dirs) rmSync(d, {recursive: true, force: true});
 });
+
+/** Runs `fn` with releases of its own (its own fault and request log), so that the tests can run at once. */
+async function withReleases(fn: (releases: FakeBuildxReleases) => Promise<void>): Promise<void> {
+  const releases = await FakeBuildxReleases.start();
+  try {
+    await fn(releases);
+  } finally {
+    await releases.close();
+  }
+}
 
 /** A runner's tool cache, empty, shared by the jobs given it. */
 function toolCache(): string {
@@ -39,8 +46,8 @@ function toolCache(): string {
   return dir;
 }
 
-/** The job env of a runner without buildx, downloading from the fake releases into `cache`. */
-function runnerEnv(cache: string): Record<string, string> {
+/** The job env of a runner without buildx, downloading from `releases` into `cache`. */
+function runnerEnv(releases: FakeBuildxReleases, cache: string): Record<string, string> {
   return {
     FAKE_DOCKER_BUILDX: 'plugin',
     RUNNER_TOOL_CACHE: cache,
@@ -49,7 +56,8 @@ function runnerEnv(cache: string): Record<string, string> {
 }
 
 /** Downloads of the asset that reached the file (GitHub's redirect not counted). */
-const downloads = (): number => releases.requests.filter(r => r.path === `/objects/v${VERSION}/${ASSET}`).length;
+const downloads = (releases: FakeBuildxReleases): number =>
+  releases.requests.filter(r => r.path === `/objects/v${VERSION}/${ASSET}`).length;
 
 interface DockerCall {
   argv: string[];
@@ -120,62 +128,74 @@ const failsBeforeAssigning = (error: RegExp): Expectation => ({
   }
 });
 
-describe.each(ACTIONS.map(a => [a.name, a] as [string, ActionUnderTest]))('%s with buildx-version', (_n, action) => {
-  test('installs the release on a runner without buildx; the next job takes it from the tool cache', async () => {
-    const cache = toolCache();
-    const job = {inputs: {'buildx-version': VERSION}, env: runnerEnv(cache)};
-    const before = downloads();
-    await runScenario({id: 'first', job, expect: installs(new RegExp(`Installing buildx v${VERSION}`))}, action);
-    expect(downloads()).toBe(before + 1);
-    await runScenario(
-      {id: 'second', job, expect: installs(new RegExp(`Using buildx v${VERSION} from the tool cache`))},
-      action
-    );
-    // The second job downloaded nothing.
-    expect(downloads()).toBe(before + 1);
-  });
+/** Which actions run each failure before assigning (see the top of the file). */
+const MISMATCH_ON = configureAnd(BUILD_PUSH);
+const BAD_VERSION_ON = configureAnd(BAKE);
+const NO_BUILDX_ON = configureAnd(BUILD_PUSH);
 
-  test('a checksum mismatch fails before anything is assigned, and nothing is cached', async () => {
-    const cache = toolCache();
-    releases.fault = {kind: 'wrong-checksum', file: ASSET};
-    try {
+describe.each(ACTIONS.map(a => [a.name, a] as [string, ActionUnderTest]))('%s with buildx-version', (_n, action) => {
+  test.concurrent('installs the release on a runner without buildx; the next job takes it from the tool cache', () =>
+    withReleases(async releases => {
+      const job = {inputs: {'buildx-version': VERSION}, env: runnerEnv(releases, toolCache())};
+      await runScenario({id: 'first', job, expect: installs(new RegExp(`Installing buildx v${VERSION}`))}, action);
+      expect(downloads(releases)).toBe(1);
       await runScenario(
-        {
-          id: 'mismatch',
-          job: {inputs: {'buildx-version': VERSION}, env: runnerEnv(cache)},
-          expect: failsBeforeAssigning(new RegExp(`Checksum mismatch for ${ASSET.replace(/\./g, '\\.')} from `))
-        },
+        {id: 'second', job, expect: installs(new RegExp(`Using buildx v${VERSION} from the tool cache`))},
         action
       );
-    } finally {
-      delete releases.fault;
-    }
-    expect(existsSync(join(cache, 'docker-buildx', VERSION))).toBe(false);
-  });
+      // The second job downloaded nothing.
+      expect(downloads(releases)).toBe(1);
+    })
+  );
 
-  test('"buildx-version: nope" fails before anything is downloaded or assigned', async () => {
-    const before = releases.requests.length;
-    await runScenario(
-      {
-        id: 'nope',
-        job: {inputs: {'buildx-version': 'nope'}, env: runnerEnv(toolCache())},
-        expect: failsBeforeAssigning(/Input "buildx-version": "nope" is not a buildx version/)
-      },
-      action
+  if (MISMATCH_ON(action)) {
+    test.concurrent('a checksum mismatch fails before anything is assigned, and nothing is cached', () =>
+      withReleases(async releases => {
+        const cache = toolCache();
+        releases.fault = {kind: 'wrong-checksum', file: ASSET};
+        await runScenario(
+          {
+            id: 'mismatch',
+            job: {inputs: {'buildx-version': VERSION}, env: runnerEnv(releases, cache)},
+            expect: failsBeforeAssigning(new RegExp(`Checksum mismatch for ${ASSET.replace(/\./g, '\\.')} from `))
+          },
+          action
+        );
+        expect(existsSync(join(cache, 'docker-buildx', VERSION))).toBe(false);
+      })
     );
-    expect(releases.requests.length).toBe(before);
-  });
+  }
 
-  test('empty: the runner has no buildx, and the error says to set buildx-version', async () => {
-    await runScenario(
-      {
-        id: 'no buildx',
-        job: {env: runnerEnv(toolCache())},
-        expect: failsBeforeAssigning(/docker has no buildx plugin.*set "buildx-version: latest" to install one/)
-      },
-      action
+  if (BAD_VERSION_ON(action)) {
+    test.concurrent('"buildx-version: nope" fails before anything is downloaded or assigned', () =>
+      withReleases(async releases => {
+        await runScenario(
+          {
+            id: 'nope',
+            job: {inputs: {'buildx-version': 'nope'}, env: runnerEnv(releases, toolCache())},
+            expect: failsBeforeAssigning(/Input "buildx-version": "nope" is not a buildx version/)
+          },
+          action
+        );
+        expect(releases.requests).toEqual([]);
+      })
     );
-  });
+  }
+
+  if (NO_BUILDX_ON(action)) {
+    test.concurrent('empty: the runner has no buildx, and the error says to set buildx-version', () =>
+      withReleases(async releases => {
+        await runScenario(
+          {
+            id: 'no buildx',
+            job: {env: runnerEnv(releases, toolCache())},
+            expect: failsBeforeAssigning(/docker has no buildx plugin.*set "buildx-version: latest" to install one/)
+          },
+          action
+        );
+      })
+    );
+  }
 });
 
 /** An input each build action ignores on a buildx older than it needs (docker's gate warning). */
@@ -189,7 +209,7 @@ describe.each(ACTIONS.filter(a => a.builds).map(a => [a.name, a] as [string, Act
   (_n, action) => {
     const gated = GATED[action.name] as Record<string, string>;
 
-    test('the gate warning names the input and its version, and suggests buildx-version', async () => {
+    test.concurrent('the gate warning names the input and its version, and suggests buildx-version', async () => {
       await runScenario(
         {
           id: 'old buildx',
@@ -205,34 +225,39 @@ describe.each(ACTIONS.filter(a => a.builds).map(a => [a.name, a] as [string, Act
       );
     });
 
-    test('buildx-version installs one recent enough: no warning', async () => {
-      await runScenario(
-        {
-          id: 'installed',
-          job: {inputs: {...gated, 'buildx-version': VERSION}, env: runnerEnv(toolCache())},
-          expect: {
-            exit: 0,
-            noWarnings: true,
-            also: ctx => expect(describeJob(ctx.job)).toContain(`docker buildx ${VERSION}`)
-          }
-        },
-        action
-      );
-    });
-
-    if (action.checksPushAndLoad) {
-      test('push with load on buildx 0.12: refused before assigning, suggesting buildx-version', async () => {
+    test.concurrent('buildx-version installs one recent enough: no warning', () =>
+      withReleases(async releases => {
         await runScenario(
           {
-            id: 'push and load',
-            job: {inputs: {push: 'true', load: 'true'}, env: {FAKE_DOCKER_BUILDX_VERSION: '0.12.1'}},
-            expect: failsBeforeAssigning(
-              /need buildx >= 0\.13\.0 \(found 0\.12\.1\).*set "buildx-version: latest" \(or v0\.13\.0 or later\) to install a newer buildx for the step, or set only one of them/
-            )
+            id: 'installed',
+            job: {inputs: {...gated, 'buildx-version': VERSION}, env: runnerEnv(releases, toolCache())},
+            expect: {
+              exit: 0,
+              noWarnings: true,
+              also: ctx => expect(describeJob(ctx.job)).toContain(`docker buildx ${VERSION}`)
+            }
           },
           action
         );
-      });
+      })
+    );
+
+    if (action.checksPushAndLoad) {
+      test.concurrent(
+        'push with load on buildx 0.12: refused before assigning, suggesting buildx-version',
+        async () => {
+          await runScenario(
+            {
+              id: 'push and load',
+              job: {inputs: {push: 'true', load: 'true'}, env: {FAKE_DOCKER_BUILDX_VERSION: '0.12.1'}},
+              expect: failsBeforeAssigning(
+                /need buildx >= 0\.13\.0 \(found 0\.12\.1\).*set "buildx-version: latest" \(or v0\.13\.0 or later\) to install a newer buildx for the step, or set only one of them/
+              )
+            },
+            action
+          );
+        }
+      );
     }
   }
 );

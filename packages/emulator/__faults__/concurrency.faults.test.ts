@@ -2,6 +2,7 @@
 // builders it was assigned, no more (nobody else's) and no fewer, and the ledger ends with none assigned.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import type {Emulator} from '@remote-builder-actions/emulator';
+import {Env} from '@remote-builder-actions/core';
 import {ACTIONS, requireBundles} from './kit/actions.js';
 import {removeJob, runJob, startEmulator, type JobResult} from './kit/job.js';
 import {describeJob} from './kit/scenario.js';
@@ -29,6 +30,8 @@ beforeAll(async () => {
         // longer than the kit's 10 s timeout to assign and poll (seen: a 6.5 s assignment), so allow 2 min
         // (and the harness a little more).
         inputs: {'profile-name': 'shared', timeout: '120000'},
+        // Nor is the teardown budget tested here: main's default, not the kit's short one, for the refused teardowns.
+        env: {[Env.TeardownTimeoutMs]: '15000'},
         timeoutMs: 150_000
       })
     )

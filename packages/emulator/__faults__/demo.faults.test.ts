@@ -4,8 +4,13 @@
 // cost comes from, hides debug lines unless asked, tears every builder down and never prints a line twice in a row.
 import {describe, expect, test} from '@jest/globals';
 import {spawn} from 'node:child_process';
-import {join} from 'node:path';
-import {ROOT, requireBundles} from './kit/actions.js';
+import {existsSync} from 'node:fs';
+import {dirname, join} from 'node:path';
+import {DIST, requireBundles} from './kit/actions.js';
+
+/** The demo runs the bundles of the checkout it is in: the one whose dist/ the suites run (kit/actions.ts). */
+const CHECKOUT = dirname(DIST);
+const DEMO = join(CHECKOUT, 'packages/emulator/src/demo.ts');
 
 interface DemoRun {
   code: number | null;
@@ -15,8 +20,8 @@ interface DemoRun {
 
 function runDemoChild(args: string[]): Promise<DemoRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/emulator/src/demo.ts'), ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], {
+      cwd: CHECKOUT,
       env: {...process.env, NODE_OPTIONS: ''},
       stdio: ['ignore', 'pipe', 'pipe']
     });
@@ -36,6 +41,7 @@ function indexOf(lines: string[], pattern: RegExp, from = 0): number {
 describe('npm run demo (fake docker)', () => {
   test('runs configure (+ a build step), build-push and bake; summaries, ledger, all torn down, said simulated', async () => {
     requireBundles();
+    if (!existsSync(DEMO)) throw new Error(`${DEMO} is missing: REMOTE_BUILDER_FAULTS_DIST must be a checkout's dist/`);
     const run = await runDemoChild(['--fake-docker']);
     const text = run.lines.join('\n');
     expect({code: run.code, stderr: run.stderr}).toEqual({code: 0, stderr: ''});

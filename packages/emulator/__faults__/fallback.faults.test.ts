@@ -1,9 +1,11 @@
 // Graceful degradation (`fallback: local`): when the service cannot give a ready builder, the build runs on a
 // docker-container builder made for the step (fake docker), with a warning saying why; never for mistakes
-// that would repeat (bad key, unknown profile) or a cancelled run. Every action with a `fallback` input runs
-// these, with the invariants of runScenario (nothing billed, no builder left, no secret shown).
+// that would repeat (bad key, unknown profile) or a cancelled run. With the invariants of runScenario (nothing
+// billed, no builder left, no secret shown). The fallback is core's, the same for both build actions (the ones
+// with a `fallback` input) up to the build: the first scenario runs on both (each builds locally its own way),
+// the others on build-push and bake in turn; one that names its actions keeps them.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
-import {ACTIONS, requireBundles} from './kit/actions.js';
+import {ACTIONS, buildsInTurn, requireBundles} from './kit/actions.js';
 import type {JobResult} from './kit/job.js';
 import {cases, runScenario, type Expectation, type Scenario, type ScenarioContext} from './kit/scenario.js';
 import {reportScan} from './kit/secret-scan.js';
@@ -171,7 +173,10 @@ const SCENARIOS: Scenario[] = [
 ];
 
 const CASES = cases(
-  SCENARIOS.map(s => ({...s, appliesTo: a => a.fallback && (s.appliesTo?.(a) ?? true)})),
+  SCENARIOS.map((s, i) => ({...s, appliesTo: s.appliesTo ?? buildsInTurn(i)})).map(s => ({
+    ...s,
+    appliesTo: a => a.fallback && s.appliesTo(a)
+  })),
   ACTIONS
 );
 

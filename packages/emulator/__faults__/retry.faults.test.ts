@@ -3,13 +3,15 @@
 // first one and fails its builder on the emulator (FAKE_DOCKER_BUILD_HANG_*). Only infrastructure failures
 // are retried (`retries`, default 1): on the same builder while it is still ready, else on a new one. Every
 // scenario also runs runScenario's invariants (nothing billed after post, no builder left, no secret shown).
+// The retry and the watchdog are core's, around each build action's own build command: the first scenario
+// runs on both build actions, the others on build-push and bake in turn.
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, test} from '@jest/globals';
 import {spawn, spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {classifyBuildFailure, parseCacheReport, type BuildFailureKind} from '@remote-builder-actions/core';
-import {ACTIONS, FAKE_DOCKER_BIN, requireBundles} from './kit/actions.js';
+import {ACTIONS, buildsInTurn, FAKE_DOCKER_BIN, requireBundles} from './kit/actions.js';
 import type {JobResult} from './kit/job.js';
 import {
   cases,
@@ -259,8 +261,10 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 const BUILDS = ACTIONS.filter(a => a.builds);
-// Each action gets its own builderLostMidBuild scenario (runs are concurrent).
-const CASES = BUILDS.flatMap(a => cases([...SCENARIOS, builderLostMidBuild()], [a]));
+const CASES = cases(
+  [...SCENARIOS, builderLostMidBuild()].map((s, i): Scenario => ({...s, appliesTo: buildsInTurn(i)})),
+  ACTIONS
+);
 
 beforeAll(() => requireBundles(BUILDS));
 afterAll(() => reportScan('retry'));

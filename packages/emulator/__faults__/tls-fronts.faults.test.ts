@@ -1,10 +1,11 @@
-// TLS fronts: every bundled action (kit/actions.ts) against builders behind each TLS front the emulator
+// TLS fronts: the bundled actions (kit/actions.ts) against builders behind each TLS front the emulator
 // offers. Many fronts close a connection that sends nothing after the handshake (load balancers, TLS
 // terminators, sidecars); readiness sends HTTP/2's preface at once and must accept those, call a builder ready
-// only once it answers HTTP/2, and say whose certificate was refused.
+// only once it answers HTTP/2, and say whose certificate was refused. The readiness probe is core's, the same
+// for every action: each front on configure and one build action (onePerKind).
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import type {BuilderBehaviour, Emulator} from '@remote-builder-actions/emulator';
-import {ACTIONS, requireBundles} from './kit/actions.js';
+import {ACTIONS, onePerKind, requireBundles} from './kit/actions.js';
 import {PROFILES} from './kit/job.js';
 import {cases, runScenario, type Scenario, type ScenarioContext} from './kit/scenario.js';
 import {reportScan} from './kit/secret-scan.js';
@@ -117,14 +118,14 @@ const NO_HTTP2: Scenario = {
   }
 };
 
-export const SCENARIOS: Scenario[] = [
+export const SCENARIOS: Scenario[] = onePerKind<Scenario>([
   ...ACCEPTED,
   PROFILE_FRONT,
   ...REFUSED,
   ...CLOSED_BEFORE_H2,
   NO_HTTP2,
   NEVER_ANSWER
-];
+]);
 
 const CASES = cases(SCENARIOS, ACTIONS);
 

@@ -6,6 +6,11 @@ import {fileURLToPath} from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const FAKE_DOCKER_BIN = join(ROOT, 'packages/emulator/fake-docker');
+/**
+ * The dist/ folder whose bundles the suites run: REMOTE_BUILDER_FAULTS_DIST when set (e.g. bundles built from
+ * a clean worktree of the last commit while the sources here are being edited), else this checkout's dist/.
+ */
+export const DIST = resolve(process.env['REMOTE_BUILDER_FAULTS_DIST'] || join(ROOT, 'dist'));
 
 /** An action under test, and what sets it apart from the others. */
 export interface ActionUnderTest {
@@ -38,7 +43,7 @@ export interface ActionUnderTest {
   workspace?: Record<string, string>;
 }
 
-const dist = (action: string, hook: 'main' | 'post'): string => join(ROOT, 'dist', action, hook, 'index.js');
+const dist = (action: string, hook: 'main' | 'post'): string => join(DIST, action, hook, 'index.js');
 
 export const CONFIGURE: ActionUnderTest = {
   name: 'configure',
@@ -88,11 +93,41 @@ export const BAKE: ActionUnderTest = {
 /** Every action the suites run; another one joins with one entry here. */
 export const ACTIONS: ActionUnderTest[] = [CONFIGURE, BUILD_PUSH, BAKE];
 
+/** configure and `build`, not the other build action. */
+export const configureAnd =
+  (build: ActionUnderTest) =>
+  (a: ActionUnderTest): boolean =>
+    a === CONFIGURE || a === build;
+
+/**
+ * A group of cases that take core's path shared by every action (inputs, assignment, readiness, buildx setup,
+ * teardown, post) runs each case on configure (tears down in post, builds nothing) and ONE build action:
+ * build-push and bake in turn, so both bundles meet every kind of case. build-push and bake share that path up
+ * to the build; a case that names its actions (appliesTo) keeps them.
+ */
+export function onePerKind<T extends {appliesTo?: (a: ActionUnderTest) => boolean}>(group: T[]): T[] {
+  return group.map((c, i) => (c.appliesTo ? c : {...c, appliesTo: configureAnd(i % 2 === 0 ? BUILD_PUSH : BAKE)}));
+}
+
+/**
+ * For a group of build-only cases on a path the build actions share (around each one's own build command): the
+ * first case (the group's control) on both, the others on build-push and bake in turn.
+ */
+export const buildsInTurn =
+  (i: number) =>
+  (a: ActionUnderTest): boolean =>
+    a.builds && (i === 0 || a === (i % 2 === 1 ? BUILD_PUSH : BAKE));
+
 /** Fails fast, naming the fix, when a bundle is missing. */
 export function requireBundles(actions: ActionUnderTest[] = ACTIONS): void {
   for (const a of actions) {
     for (const f of [a.main, a.post]) {
-      if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
+      if (!existsSync(f)) {
+        const how = process.env['REMOTE_BUILDER_FAULTS_DIST']
+          ? `node scripts/bundle.mjs --out ${DIST}`
+          : 'npm run bundle';
+        throw new Error(`${f} is missing: run \`${how}\` first`);
+      }
     }
   }
 }

@@ -4,8 +4,9 @@
 // to later steps, `${{ }}` expanded before a step starts, a failed step skipping the rest; then the post
 // steps in reverse order, each with its own main's state, whatever happened (`post-if: always()`).
 import {mkdirSync, writeFileSync} from 'node:fs';
-import {dirname, join} from 'node:path';
+import {dirname, join, relative} from 'node:path';
 import {runAction, RUNNER_DEFAULTS, type ActionRunResult, type Emulator} from '@remote-builder-actions/emulator';
+import {DIST, ROOT} from './actions.js';
 import type {ExampleSetup} from './examples-setup.js';
 import {
   expand,
@@ -131,9 +132,16 @@ export async function runExampleJob(opts: ExampleJobOpts): Promise<ExampleJobRes
     } else {
       const manifest = loadActionManifest(kind.action);
       const inputs = actionInputs(manifest.inputs, step, ctx);
-      result = await runAction({script: manifest.mainScript, inputs, env, workDir, prependPath: paths, timeoutMs});
+      result = await runAction({
+        script: inDist(manifest.mainScript),
+        inputs,
+        env,
+        workDir,
+        prependPath: paths,
+        timeoutMs
+      });
       if (manifest.postScript) {
-        posts.push({label, script: manifest.postScript, inputs, state: result.state, stepEnv});
+        posts.push({label, script: inDist(manifest.postScript), inputs, state: result.state, stepEnv});
       }
     }
     steps.push({label, hook: 'main', result});
@@ -171,6 +179,11 @@ export async function runExampleJob(opts: ExampleJobOpts): Promise<ExampleJobRes
       )
       .join('\n')
   };
+}
+
+/** action.yml's runs.main/post (under this checkout's dist/) in the dist/ the suites run (kit/actions.ts DIST). */
+function inDist(script: string): string {
+  return join(DIST, relative(join(ROOT, 'dist'), script));
 }
 
 /**

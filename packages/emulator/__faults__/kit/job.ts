@@ -12,6 +12,7 @@ import {
   type ProfileConfig,
   type SignalSpec
 } from '@remote-builder-actions/emulator';
+import {Env} from '@remote-builder-actions/core';
 import {FAKE_DOCKER_BIN, type ActionUnderTest} from './actions.js';
 import {scanSteps, secretsOf, type Leak} from './secret-scan.js';
 
@@ -23,6 +24,19 @@ export const PROFILES: ProfileConfig[] = [
   {name: 'p2', readyDelayMs: 150},
   {name: 'slow', readyDelayMs: 600_000}
 ];
+
+/**
+ * The time budgets of every fault job, in place of the actions' defaults (teardown: 15 s in main, 30 s in post;
+ * a fresh builder's details 404 means "not visible yet" for 10 s), which are sized for a real service. The
+ * emulator answers in milliseconds, so seconds prove the same thing (the rounds stop when the budget is spent,
+ * the warning names what may be billed, a 404 past the grace means gone) without holding a step 45 s. A job's
+ * own env overrides them; core's unit tests cover the defaults. The teardown budget leaves room for a teardown
+ * the emulator delays by 1.2 s (a signal during post) and for two retries with backoff (500 ms, 1 s).
+ */
+export const FAULT_BUDGETS: Record<string, string> = {
+  [Env.TeardownTimeoutMs]: '4000',
+  [Env.Details404GraceMs]: '2000'
+};
 
 /** A fresh emulator (its own ledger and faults) for one scenario. */
 export function startEmulator(profiles: ProfileConfig[] = PROFILES): Promise<Emulator> {
@@ -96,6 +110,7 @@ export async function runJob(opts: JobOpts): Promise<JobResult> {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH'] ?? ''}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
     DOCKER_CONFIG: join(work, 'docker-config'),
+    ...FAULT_BUDGETS,
     ...opts.env
   };
   const workspace = join(work, 'workspace');

@@ -65,7 +65,7 @@ test('builder run: SIGINT to the CLI reaches the command, the builder is torn do
     '-e',
     'console.log("started " + process.env.BUILDX_BUILDER); setInterval(() => {}, 1000)'
   ]);
-  await waitFor(() => run.stdout.includes('started'), 20000);
+  await waitFor(() => run.stdout.includes('started'));
   expect(emu.assignedBuilders()).toHaveLength(1);
   run.kill('SIGINT');
   expect(await run.done).toEqual({code: 130, signal: null});

@@ -21,7 +21,7 @@ test('real errors of mkdir and write: what, which path, why, what to do', () => 
     writeFileSync(file, '');
     const eexist = thrownBy(() => mkdirSync(file));
     expect(isFsError(eexist)).toBe(true);
-    if (!isFsError(eexist)) return;
+    if (!isFsError(eexist)) throw new Error('not an fs error');
     expect(describeFsError(eexist)).toBe(
       `cannot create the folder ${file}: a file is in the way where a folder is needed: move it away, or use another path (EEXIST)`
     );

@@ -68,14 +68,14 @@ export async function bringUp(ctx: CommandContext, o: UpOptions): Promise<Sessio
     builderName: o.name,
     signal: ctx.signal,
     retryHint: `run "remote-builder builder down --name ${o.name}" to try again`,
-    ...(ctx.deps.clock ? {clock: ctx.deps.clock} : {}),
-    ...(ctx.deps.probe ? {probe: ctx.deps.probe} : {}),
-    ...(ctx.deps.schedule ? {schedule: ctx.deps.schedule} : {})
+    clock: ctx.deps.clock,
+    probe: ctx.deps.probe,
+    schedule: ctx.deps.schedule
   });
   await provisioner.checkLocal({
     buildx: {},
     platforms: {values: o.platforms, name: '--platforms'},
-    ...(o.command !== undefined ? {command: {name: o.command, env: ctx.env, cwd: ctx.deps.cwd ?? process.cwd()}} : {})
+    command: o.command === undefined ? undefined : {name: o.command, env: ctx.env, cwd: ctx.deps.cwd ?? process.cwd()}
   });
   let builder: ProvisionedBuilder;
   try {
@@ -107,7 +107,7 @@ export async function bringDown(
     logger: ctx.logger,
     state: store,
     buildx,
-    makeApi: url => ctx.api(url),
+    makeApi: url => ctx.api(url).builders,
     teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env),
     assignedBy: '"builder up"'
   });

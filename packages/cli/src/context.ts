@@ -42,8 +42,8 @@ export interface CliDeps {
   spawn?: ChildRunner;
   /** Working directory of the command of `builder run` [process.cwd()]. */
   cwd?: string;
-  /** Builds the API client [ApiClient over NodeHttpTransport]; `requestTimeoutMs` is set for the assignment's longer limit. */
-  makeApi?: (opts: {baseUrl: string; token: string; logger: Logger; requestTimeoutMs?: number}) => ApiClient;
+  /** Builds the API client [ApiClient over NodeHttpTransport]. */
+  makeApi?: (opts: {baseUrl: string; token: string; logger: Logger}) => ApiClient;
   /** Passed to core's BuilderLifecycle [system clock, real mutual-TLS probe, default poll schedule]. */
   clock?: Clock;
   probe?: TlsProbe;
@@ -85,7 +85,7 @@ export class CommandContext {
       stream: deps.stderr,
       verbose: values.verbose === true,
       progressIntervalMs: deps.progressIntervalMs,
-      ...(opts.coreWording ? {wording: inCliWords} : {})
+      wording: opts.coreWording ? inCliWords : undefined
     });
   }
 
@@ -144,7 +144,7 @@ export class CommandContext {
   }
 
   /** A client of the service at `baseUrl` (default: apiUrl()), closed when the command ends. */
-  api(baseUrl?: string, requestTimeoutMs?: number): ApiClient {
+  api(baseUrl?: string): ApiClient {
     const url = baseUrl ?? this.apiUrl();
     const token = this.token();
     // The proxy variables are read from this CLI's environment (the one tests and embedders inject).
@@ -157,15 +157,9 @@ export class CommandContext {
           logger: o.logger,
           transport: new NodeHttpTransport({env: this.env}),
           // The service's hints name what to fix in the CLI's terms.
-          inputNames: {apiUrl: '--api-url', apiKey: `API key (--api-key or ${Env.ApiKey})`},
-          ...(o.requestTimeoutMs !== undefined ? {requestTimeoutMs: o.requestTimeoutMs} : {})
+          inputNames: {apiUrl: '--api-url', apiKey: `API key (--api-key or ${Env.ApiKey})`}
         }));
-    const client = make({
-      baseUrl: url,
-      token,
-      logger: this.logger,
-      ...(requestTimeoutMs !== undefined ? {requestTimeoutMs} : {})
-    });
+    const client = make({baseUrl: url, token, logger: this.logger});
     this.#clients.push(client);
     return client;
   }
@@ -173,16 +167,15 @@ export class CommandContext {
   /**
    * The builder API for provisioning, like core's createBuilderApiClient: details and teardown with the
    * per-request limit, the assignment with `assignTimeoutMs` (a lost assignment answer bills a builder
-   * nobody can name, so it is not cut at 15 s). Both clients are closed when the command ends.
+   * nobody can name, so it is not cut at 15 s). The client is closed when the command ends.
    */
   builderApi(baseUrl: string, assignTimeoutMs: number): ClosableBuilderApi {
-    const client = this.api(baseUrl);
-    const assigner = this.api(baseUrl, assignTimeoutMs);
+    const {builders} = this.api(baseUrl);
     return {
-      assignBuilder: (profile, o) => assigner.assignBuilder(profile, o),
-      getBuilderDetails: (id, o) => client.getBuilderDetails(id, o),
-      teardownBuilder: (id, o) => client.teardownBuilder(id, o),
-      // Closed with the command (close()): a session's teardown still uses them after provisioning.
+      assignBuilder: (profile, o) => builders.assignBuilder(profile, {signal: o?.signal, timeoutMs: assignTimeoutMs}),
+      getBuilderDetails: (id, o) => builders.getBuilderDetails(id, o),
+      teardownBuilder: (id, o) => builders.teardownBuilder(id, o),
+      // Closed with the command (close()): a session's teardown still uses it after provisioning.
       close: () => undefined
     };
   }
@@ -191,7 +184,7 @@ export class CommandContext {
   buildx(): Buildx {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
-    return new Buildx({logger: this.logger, env, ...(this.deps.exec ? {exec: this.deps.exec} : {})});
+    return new Buildx({logger: this.logger, env, exec: this.deps.exec});
   }
 
   stateDir(): string {

@@ -2,7 +2,7 @@
 // stay without it. The builder calls and the request engine are in the package root.
 export {ApiClient} from './api/api-client.js';
 export type {ApiClientOpts} from './api/api-client.js';
-export {CiClient, MAX_RUNNER_IMAGE_PAGES} from './api/ci-client.js';
+export {CiClient} from './api/ci-client.js';
 export type {CiClientOpts} from './api/ci-client.js';
 export {
   readRunner,

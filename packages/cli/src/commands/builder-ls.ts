@@ -55,7 +55,7 @@ async function assignments(ctx: CommandContext, state: BuilderState): Promise<Bu
     state.builderIds.map(async (id): Promise<BuilderAssignment> => {
       if (!api || !pending.includes(id)) return {id, assigned: false, why: 'torn down by this CLI'};
       try {
-        const details = await api.getBuilderDetails(id, {signal: ctx.signal, retry: false});
+        const details = await api.builders.getBuilderDetails(id, {signal: ctx.signal, retry: false});
         const lost = lostStatusOf(details);
         const status = details.status !== undefined ? {status: details.status} : {};
         // The spec shows no status field: an answer without a final status is an assigned builder.

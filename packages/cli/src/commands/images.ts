@@ -25,10 +25,7 @@ function imageParts(v: OptionValues, command: string): Pick<CreateRunnerImageReq
   const amiId = str(v, 'ami-id');
   const device = str(v, 'root-device-name');
   if (amiId !== undefined || device !== undefined) {
-    out.byoc_ami = {
-      ...(amiId !== undefined ? {ami_id: amiId} : {}),
-      ...(device !== undefined ? {root_device_name: device} : {})
-    };
+    out.byoc_ami = {ami_id: amiId, root_device_name: device};
   }
   return out;
 }
@@ -64,24 +61,18 @@ Options:
     const type = str(v, 'type');
     const pageRaw = str(v, 'page');
     const perPageRaw = str(v, 'per-page');
-    const filter = {...(alias !== undefined ? {alias} : {}), ...(type !== undefined ? {type} : {})};
+    const filter = {alias, type};
     const perPage = perPageRaw === undefined ? undefined : wholeNumber(perPageRaw, 'per-page', cmd, 1);
     const api = ctx.api();
     let images: RunnerImage[];
     if (pageRaw !== undefined) {
       const page = wholeNumber(pageRaw, 'page', cmd, 1);
-      const got = await api.listRunnerImages(
-        {...filter, page, ...(perPage !== undefined ? {perPage} : {})},
-        {signal: ctx.signal}
-      );
+      const got = await api.ci.listRunnerImages({...filter, page, perPage}, {signal: ctx.signal});
       images = got.images;
       if (got.total !== undefined && !ctx.json)
         ctx.logger.info(`Page ${page}: ${images.length} of ${got.total} images`);
     } else {
-      images = await api.listAllRunnerImages(
-        {...filter, ...(perPage !== undefined ? {perPage} : {})},
-        {signal: ctx.signal}
-      );
+      images = await api.ci.listAllRunnerImages({...filter, perPage}, {signal: ctx.signal});
     }
     if (ctx.json) {
       ctx.outJson(images);
@@ -143,13 +134,10 @@ ${PART_HELP}`,
     const uri = str(v, 'image-uri');
     const template = str(v, 'cloud-init-template');
     if (uri !== undefined || template !== undefined) {
-      req.service_image = {
-        ...(uri !== undefined ? {image_uri: uri} : {}),
-        ...(template !== undefined ? {cloud_init_template: template} : {})
-      };
+      req.service_image = {image_uri: uri, cloud_init_template: template};
     }
     Object.assign(req, imageParts(v, cmd));
-    const image = await withFlagNames(() => ctx.api().createRunnerImage(req, {signal: ctx.signal}));
+    const image = await withFlagNames(() => ctx.api().ci.createRunnerImage(req, {signal: ctx.signal}));
     ctx.logger.info(`Created runner image "${image.alias ?? req.alias}" (${image.id})`);
     showImage(ctx, image);
     return ExitCode.Ok;
@@ -172,7 +160,7 @@ ${PART_HELP}`,
     const [id] = positionals(args, ['IMAGE_ID'], cmd) as [string];
     const req: UpdateRunnerImageRequest = imageParts(args.values, cmd);
     if (Object.keys(req).length === 0) throw new UsageError('nothing to update: give at least one option', cmd);
-    const image = await withFlagNames(() => ctx.api().updateRunnerImage(id, req, {signal: ctx.signal}));
+    const image = await withFlagNames(() => ctx.api().ci.updateRunnerImage(id, req, {signal: ctx.signal}));
     ctx.logger.info(`Updated runner image ${image.id}`);
     showImage(ctx, image);
     return ExitCode.Ok;

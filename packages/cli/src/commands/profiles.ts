@@ -34,7 +34,7 @@ service lists them ("-" when it does not). Profiles and their architectures are 
   options: {},
   async run(ctx, args) {
     positionals(args, [], 'profiles list');
-    const profiles = await ctx.api().listBuilderProfiles({signal: ctx.signal});
+    const profiles = await ctx.api().builders.listBuilderProfiles({signal: ctx.signal});
     if (ctx.json) {
       ctx.outJson(profiles);
     } else if (profiles.length === 0) {
@@ -72,8 +72,8 @@ Nothing else changes; the next builds start with a cold cache.`,
   async run(ctx, args) {
     const [ref] = positionals(args, ['NAME|ID'], 'profiles reset-cache') as [string];
     const api = ctx.api();
-    const profile = resolveProfile(await api.listBuilderProfiles({signal: ctx.signal}), ref);
-    const response = await api.resetBuilderProfileCache(profile.id, {signal: ctx.signal});
+    const profile = resolveProfile(await api.builders.listBuilderProfiles({signal: ctx.signal}), ref);
+    const response = await api.builders.resetBuilderProfileCache(profile.id, {signal: ctx.signal});
     if (ctx.json) {
       ctx.outJson({id: profile.id, name: profile.name ?? null, response: response ?? null});
     } else {

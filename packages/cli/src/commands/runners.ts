@@ -119,10 +119,10 @@ Options:
   async run(ctx, args) {
     positionals(args, [], 'runners list');
     const image = str(args.values, 'image');
-    const runners = await ctx.api().listRunners(
+    const runners = await ctx.api().ci.listRunners(
       {
-        ...(args.values['only-custom-runners'] === true ? {onlyCustomRunners: true} : {}),
-        ...(image !== undefined ? {image} : {})
+        onlyCustomRunners: args.values['only-custom-runners'] === true ? true : undefined,
+        image
       },
       {signal: ctx.signal}
     );
@@ -160,7 +160,7 @@ Shows one runner record.`,
   options: {},
   async run(ctx, args) {
     const [id] = positionals(args, ['RUNNER_ID'], 'runners get') as [string];
-    showRunner(ctx, await ctx.api().getRunner(id, {signal: ctx.signal}));
+    showRunner(ctx, await ctx.api().ci.getRunner(id, {signal: ctx.signal}));
     return ExitCode.Ok;
   }
 };
@@ -196,17 +196,17 @@ ${CONFIG_HELP}`,
     const req: CreateRunnerRequest = {
       name,
       provider_id: providerId,
-      ...(c.poolSize !== undefined ? {pool_size: c.poolSize} : {}),
-      ...(c.labels !== undefined ? {labels: c.labels} : {}),
+      pool_size: c.poolSize,
+      labels: c.labels,
       configuration: {
         image,
-        ...(c.capacityType !== undefined ? {capacity_type: c.capacityType} : {}),
-        ...(c.sku !== undefined ? {sku: c.sku} : {}),
-        ...(c.storage ? {storage: c.storage} : {}),
+        capacity_type: c.capacityType,
+        sku: c.sku,
+        storage: c.storage,
         byoc_sku: {...c.byocSku, role_arn: roleArn, instance_types: c.byocSku.instance_types ?? []}
       }
     };
-    const runner = await withFlagNames(() => ctx.api().createRunner(req, {signal: ctx.signal}));
+    const runner = await withFlagNames(() => ctx.api().ci.createRunner(req, {signal: ctx.signal}));
     ctx.logger.info(`Created runner "${runner.name ?? name}" (${runner.id})`);
     showRunner(ctx, runner);
     return ExitCode.Ok;
@@ -237,13 +237,12 @@ ${CONFIG_HELP}`,
     if (c.sku !== undefined) configuration.sku = c.sku;
     if (c.storage) configuration.storage = c.storage;
     if (Object.keys(c.byocSku).length > 0) configuration.byoc_sku = c.byocSku;
-    const req: UpdateRunnerRequest = {
-      ...(c.poolSize !== undefined ? {pool_size: c.poolSize} : {}),
-      ...(c.labels !== undefined ? {labels: c.labels} : {}),
-      ...(Object.keys(configuration).length > 0 ? {configuration} : {})
-    };
+    const req: UpdateRunnerRequest = {};
+    if (c.poolSize !== undefined) req.pool_size = c.poolSize;
+    if (c.labels !== undefined) req.labels = c.labels;
+    if (Object.keys(configuration).length > 0) req.configuration = configuration;
     if (Object.keys(req).length === 0) throw new UsageError('nothing to update: give at least one option', cmd);
-    const runner = await withFlagNames(() => ctx.api().updateRunner(id, req, {signal: ctx.signal}));
+    const runner = await withFlagNames(() => ctx.api().ci.updateRunner(id, req, {signal: ctx.signal}));
     ctx.logger.info(`Updated runner "${runner.name ?? id}" (${runner.id})`);
     showRunner(ctx, runner);
     return ExitCode.Ok;
@@ -259,7 +258,7 @@ Deletes a runner, irreversibly, and prints its last record.`,
   options: {},
   async run(ctx, args) {
     const [id] = positionals(args, ['RUNNER_ID'], 'runners delete') as [string];
-    const runner = await ctx.api().deleteRunner(id, {signal: ctx.signal});
+    const runner = await ctx.api().ci.deleteRunner(id, {signal: ctx.signal});
     ctx.logger.info(`Deleted runner "${runner.name ?? id}" (${runner.id})`);
     showRunner(ctx, runner);
     return ExitCode.Ok;

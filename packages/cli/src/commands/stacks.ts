@@ -17,7 +17,7 @@ Options:
   async run(ctx, args) {
     positionals(args, [], 'stacks list');
     const kind = str(args.values, 'kind');
-    const stacks = await ctx.api().listStacks(kind === undefined ? {} : {kind}, {signal: ctx.signal});
+    const stacks = await ctx.api().ci.listStacks(kind === undefined ? {} : {kind}, {signal: ctx.signal});
     if (ctx.json) {
       ctx.outJson(stacks);
     } else if (stacks.length === 0) {

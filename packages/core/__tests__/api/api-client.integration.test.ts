@@ -56,17 +56,17 @@ function createRequest(image: string, name: string): CreateRunnerRequest {
 
 describe('stacks', () => {
   test('lists every stack, or one kind', async () => {
-    expect(await client.listStacks()).toEqual([
+    expect(await client.ci.listStacks()).toEqual([
       {id: 'stk_1', kind: 'ec2', name: 'main'},
       {id: 'stk_2', kind: 'gce', name: 'other'}
     ]);
-    expect((await client.listStacks({kind: 'ec2'})).map(s => s.id)).toEqual(['stk_1']);
+    expect((await client.ci.listStacks({kind: 'ec2'})).map(s => s.id)).toEqual(['stk_1']);
   });
 });
 
 describe('runner images', () => {
   test('create, list by alias and type, update', async () => {
-    const created = await client.createRunnerImage({
+    const created = await client.ci.createRunnerImage({
       alias: 'golden-image',
       os: 'linux',
       arch: 'x64',
@@ -79,11 +79,11 @@ describe('runner images', () => {
     expect(created.id).toMatch(/^img_/);
     expect(created).toMatchObject({alias: 'golden-image', type: 'byoc_ami', created_at: expect.stringMatching(ISO_MS)});
 
-    const page = await client.listRunnerImages({alias: 'golden', type: 'byoc_ami', page: 1, perPage: 10});
+    const page = await client.ci.listRunnerImages({alias: 'golden', type: 'byoc_ami', page: 1, perPage: 10});
     expect(page).toMatchObject({page: 1, perPage: 10, total: 1});
     expect(page.images.map(i => i.id)).toEqual([created.id]);
 
-    const updated = await client.updateRunnerImage(created.id, {
+    const updated = await client.ci.updateRunnerImage(created.id, {
       settings: {purge_image_versions_offset: 9},
       byoc_ami: {ami_id: 'ami-2'}
     });
@@ -97,9 +97,9 @@ describe('runner images', () => {
 
   test('listAllRunnerImages follows the pages', async () => {
     for (const n of ['one', 'two', 'three', 'four', 'five']) {
-      await client.createRunnerImage({alias: `paged-${n}`, stack_id: 'stk_2', type: 'custom'});
+      await client.ci.createRunnerImage({alias: `paged-${n}`, stack_id: 'stk_2', type: 'custom'});
     }
-    const all = await client.listAllRunnerImages({alias: 'paged-', perPage: 2});
+    const all = await client.ci.listAllRunnerImages({alias: 'paged-', perPage: 2});
     expect(all.map(i => i.alias)).toEqual(['paged-one', 'paged-two', 'paged-three', 'paged-four', 'paged-five']);
     const paths = emu
       .requests()
@@ -109,21 +109,21 @@ describe('runner images', () => {
   });
 
   test('the emulator refuses what the client lets through: an unknown stack', async () => {
-    const e = await failure(client.createRunnerImage({alias: 'x', stack_id: 'stk_nope', type: 'custom'}), ApiError);
+    const e = await failure(client.ci.createRunnerImage({alias: 'x', stack_id: 'stk_nope', type: 'custom'}), ApiError);
     expect(e.status).toBe(400);
     expect(e.message).toMatch(/^Failed to create runner image: HTTP 400: .*stack_id/);
   });
 
   test('the client refuses a bad body before sending', async () => {
     const before = emu.requests().length;
-    await expect(client.createRunnerImage({alias: '', stack_id: 'stk_1'})).rejects.toThrow(InputError);
-    await expect(client.updateRunnerImage('img_a', {id: 'img_b'})).rejects.toThrow(/"id"/);
+    await expect(client.ci.createRunnerImage({alias: '', stack_id: 'stk_1'})).rejects.toThrow(InputError);
+    await expect(client.ci.updateRunnerImage('img_a', {id: 'img_b'})).rejects.toThrow(/"id"/);
     expect(emu.requests().length).toBe(before);
   });
 
   test('updating an unknown image is a 404 with a hint', async () => {
     const e = await failure(
-      client.updateRunnerImage('img_nope', {settings: {purge_image_versions_offset: 1}}),
+      client.ci.updateRunnerImage('img_nope', {settings: {purge_image_versions_offset: 1}}),
       ApiError
     );
     expect(e.status).toBe(404);
@@ -134,11 +134,11 @@ describe('runner images', () => {
 describe('runners', () => {
   let image: string;
   beforeAll(async () => {
-    image = (await client.createRunnerImage({alias: 'runner-base', stack_id: 'stk_1', type: 'custom'})).id;
+    image = (await client.ci.createRunnerImage({alias: 'runner-base', stack_id: 'stk_1', type: 'custom'})).id;
   });
 
   test('create → get → list → update → delete', async () => {
-    const created = await client.createRunner(createRequest(image, 'ci-runner'));
+    const created = await client.ci.createRunner(createRequest(image, 'ci-runner'));
     expect(created).toMatchObject({
       name: 'ci-runner',
       provider_id: 'stk_1',
@@ -149,16 +149,16 @@ describe('runners', () => {
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS)
     });
-    expect(await client.getRunner(created.id)).toEqual(created);
+    expect(await client.ci.getRunner(created.id)).toEqual(created);
 
-    const all = await client.listRunners();
+    const all = await client.ci.listRunners();
     expect(all.map(r => r.name)).toEqual(expect.arrayContaining(['stock-large', 'ci-runner']));
-    const custom = await client.listRunners({onlyCustomRunners: true});
+    const custom = await client.ci.listRunners({onlyCustomRunners: true});
     expect(custom.map(r => r.name)).not.toContain('stock-large');
-    expect((await client.listRunners({onlyCustomRunners: false})).length).toBe(all.length);
-    expect((await client.listRunners({image})).map(r => r.id)).toEqual([created.id]);
+    expect((await client.ci.listRunners({onlyCustomRunners: false})).length).toBe(all.length);
+    expect((await client.ci.listRunners({image})).map(r => r.id)).toEqual([created.id]);
 
-    const updated = await client.updateRunner(created.id, {
+    const updated = await client.ci.updateRunner(created.id, {
       pool_size: 6,
       labels: ['ci-runner', 'big'],
       configuration: {byoc_sku: {instance_types: ['m5.xlarge']}}
@@ -169,9 +169,9 @@ describe('runners', () => {
       configuration: {byoc_sku: {instance_types: ['m5.xlarge'], role_arn: 'arn:aws:iam::1:role/r'}}
     });
 
-    const deleted = await client.deleteRunner(created.id);
+    const deleted = await client.ci.deleteRunner(created.id);
     expect(deleted.id).toBe(created.id);
-    const gone = await failure(client.getRunner(created.id), ApiError);
+    const gone = await failure(client.ci.getRunner(created.id), ApiError);
     expect(gone.status).toBe(404);
     expect(gone.message).toContain(`no runner "${created.id}"`);
   });
@@ -196,7 +196,7 @@ describe('runners', () => {
     const req = createRequest(image, 'never-sent');
     mutate(req);
     const before = emu.requests().length;
-    const e = await client.createRunner(req).then(
+    const e = await client.ci.createRunner(req).then(
       () => undefined,
       (err: unknown) => err
     );
@@ -207,21 +207,21 @@ describe('runners', () => {
 
   test('updateRunner refuses role_arn before sending', async () => {
     const body = {configuration: {byoc_sku: {role_arn: 'x'}}} as never;
-    await expect(client.updateRunner('rnr_x', body)).rejects.toThrow(/role_arn/);
+    await expect(client.ci.updateRunner('rnr_x', body)).rejects.toThrow(/role_arn/);
   });
 
   test('the emulator refuses what the client lets through: a duplicate name, an unknown image', async () => {
-    await client.createRunner(createRequest(image, 'twin'));
-    const dup = await failure(client.createRunner(createRequest(image, 'twin')), ApiError);
+    await client.ci.createRunner(createRequest(image, 'twin'));
+    const dup = await failure(client.ci.createRunner(createRequest(image, 'twin')), ApiError);
     expect(dup.status).toBe(409);
-    const unknown = await failure(client.createRunner(createRequest('img_nope', 'orphan')), ApiError);
+    const unknown = await failure(client.ci.createRunner(createRequest('img_nope', 'orphan')), ApiError);
     expect(unknown.status).toBe(400);
     expect(unknown.bodyExcerpt).toContain('configuration.image');
   });
 
   test('a 503 on create is retried (the service cannot have processed it)', async () => {
     emu.addFault({route: 'create-runner', status: 503, times: 1});
-    const r = await client.createRunner(createRequest(image, 'after-retry'));
+    const r = await client.ci.createRunner(createRequest(image, 'after-retry'));
     expect(r.name).toBe('after-retry');
     const creates = emu.requests().filter(x => x.route === 'create-runner');
     expect(creates.slice(-2).map(x => x.status)).toEqual([503, 201]);
@@ -229,25 +229,25 @@ describe('runners', () => {
 
   test('a 500 on create is not retried, and says the runner may exist', async () => {
     emu.addFault({route: 'create-runner', status: 500, times: 1, processFirst: true});
-    const e = await failure(client.createRunner(createRequest(image, 'maybe-made')), ApiError);
+    const e = await failure(client.ci.createRunner(createRequest(image, 'maybe-made')), ApiError);
     expect(e.status).toBe(500);
     expect(e.hint).toMatch(/may have been created anyway/);
     expect(emu.runners().some(r => r.name === 'maybe-made')).toBe(true);
   });
 
   test('a lost PATCH answer is not retried', async () => {
-    const r = await client.createRunner(createRequest(image, 'patched'));
+    const r = await client.ci.createRunner(createRequest(image, 'patched'));
     emu.addFault({route: 'update-runner', action: 'reset', times: 1, processFirst: true});
-    const e = await failure(client.updateRunner(r.id, {pool_size: 9}), ApiError);
+    const e = await failure(client.ci.updateRunner(r.id, {pool_size: 9}), ApiError);
     expect(e.status).toBeUndefined();
     expect(e.hint).toMatch(/may have been applied anyway/);
     expect(emu.requests().filter(x => x.path === `/api/v1/runners/${r.id}` && x.method === 'PATCH')).toHaveLength(1);
   });
 
   test('a lost DELETE answer is retried; the retry finds the runner gone', async () => {
-    const r = await client.createRunner(createRequest(image, 'deleted-twice'));
+    const r = await client.ci.createRunner(createRequest(image, 'deleted-twice'));
     emu.addFault({route: 'delete-runner', action: 'reset', times: 1, processFirst: true});
-    const e = await failure(client.deleteRunner(r.id), ApiError);
+    const e = await failure(client.ci.deleteRunner(r.id), ApiError);
     expect(e.status).toBe(404);
     expect(e.hint).toMatch(/already deleted\?.*gave up after 2 attempts/);
   });
@@ -261,7 +261,7 @@ describe('scopes (spec §5.3)', () => {
   ])('%#. key %s: HTTP %d with a hint naming both scopes', async (token, status, hint) => {
     const c = new ApiClient({baseUrl: emu.url, token});
     try {
-      for (const call of [() => c.listStacks(), () => c.listRunners(), () => c.listRunnerImages()]) {
+      for (const call of [() => c.ci.listStacks(), () => c.ci.listRunners(), () => c.ci.listRunnerImages()]) {
         const e = await failure(call(), ApiError);
         expect(e.status).toBe(status);
         expect(e.hint).toMatch(hint);
@@ -274,8 +274,8 @@ describe('scopes (spec §5.3)', () => {
 
 describe('builder profiles', () => {
   test('list (every page) and cache reset', async () => {
-    const profiles = await client.listBuilderProfiles({perPage: 1});
+    const profiles = await client.builders.listBuilderProfiles({perPage: 1});
     expect(profiles.map(p => p.name)).toEqual(['small', 'large']);
-    expect(await client.resetBuilderProfileCache('bp_large')).toMatchObject({id: 'bp_large'});
+    expect(await client.builders.resetBuilderProfileCache('bp_large')).toMatchObject({id: 'bp_large'});
   });
 });

@@ -24,31 +24,41 @@ const RUNNER_REQ = {
 
 describe('ApiClient', () => {
   test.each<[string, (c: ApiClient) => Promise<unknown>, unknown, string]>([
-    ['assignBuilder', c => c.assignBuilder('p'), {builder_instances: [{id: 'b1'}]}, 'POST /api/v1/builders/assign'],
-    ['getBuilderDetails', c => c.getBuilderDetails('b1'), {}, 'GET /api/v1/builders/b1/details'],
-    ['teardownBuilder', c => c.teardownBuilder('b1'), {}, 'DELETE /api/v1/builders/b1/teardown'],
-    ['listBuilderProfiles', c => c.listBuilderProfiles(), [], 'GET /api/v1/builder-profiles?page=1&per_page=100'],
+    [
+      'assignBuilder',
+      c => c.builders.assignBuilder('p'),
+      {builder_instances: [{id: 'b1'}]},
+      'POST /api/v1/builders/assign'
+    ],
+    ['getBuilderDetails', c => c.builders.getBuilderDetails('b1'), {}, 'GET /api/v1/builders/b1/details'],
+    ['teardownBuilder', c => c.builders.teardownBuilder('b1'), {}, 'DELETE /api/v1/builders/b1/teardown'],
+    [
+      'listBuilderProfiles',
+      c => c.builders.listBuilderProfiles(),
+      [],
+      'GET /api/v1/builder-profiles?page=1&per_page=100'
+    ],
     [
       'resetBuilderProfileCache',
-      c => c.resetBuilderProfileCache('bp'),
+      c => c.builders.resetBuilderProfileCache('bp'),
       {},
       'POST /api/v1/builder-profiles/bp/cache/reset'
     ],
-    ['listStacks', c => c.listStacks({kind: 'ec2'}), [], 'GET /api/v1/stacks?kind=ec2'],
-    ['listRunnerImages', c => c.listRunnerImages({page: 2}), [], 'GET /api/v1/runner-images?page=2'],
-    ['listAllRunnerImages', c => c.listAllRunnerImages(), [], 'GET /api/v1/runner-images?page=1&per_page=100'],
+    ['listStacks', c => c.ci.listStacks({kind: 'ec2'}), [], 'GET /api/v1/stacks?kind=ec2'],
+    ['listRunnerImages', c => c.ci.listRunnerImages({page: 2}), [], 'GET /api/v1/runner-images?page=2'],
+    ['listAllRunnerImages', c => c.ci.listAllRunnerImages(), [], 'GET /api/v1/runner-images?page=1&per_page=100'],
     [
       'createRunnerImage',
-      c => c.createRunnerImage({alias: 'a', stack_id: 's', type: 't'}),
+      c => c.ci.createRunnerImage({alias: 'a', stack_id: 's', type: 't'}),
       IMAGE,
       'POST /api/v1/runner-images'
     ],
-    ['updateRunnerImage', c => c.updateRunnerImage('img_1', {}), IMAGE, 'PUT /api/v1/runner-images/img_1'],
-    ['listRunners', c => c.listRunners(), [], 'GET /api/v1/runners'],
-    ['getRunner', c => c.getRunner('rnr_1'), RUNNER, 'GET /api/v1/runners/rnr_1'],
-    ['createRunner', c => c.createRunner(RUNNER_REQ), RUNNER, 'POST /api/v1/runners'],
-    ['updateRunner', c => c.updateRunner('rnr_1', {pool_size: 1}), RUNNER, 'PATCH /api/v1/runners/rnr_1'],
-    ['deleteRunner', c => c.deleteRunner('rnr_1'), RUNNER, 'DELETE /api/v1/runners/rnr_1']
+    ['updateRunnerImage', c => c.ci.updateRunnerImage('img_1', {}), IMAGE, 'PUT /api/v1/runner-images/img_1'],
+    ['listRunners', c => c.ci.listRunners(), [], 'GET /api/v1/runners'],
+    ['getRunner', c => c.ci.getRunner('rnr_1'), RUNNER, 'GET /api/v1/runners/rnr_1'],
+    ['createRunner', c => c.ci.createRunner(RUNNER_REQ), RUNNER, 'POST /api/v1/runners'],
+    ['updateRunner', c => c.ci.updateRunner('rnr_1', {pool_size: 1}), RUNNER, 'PATCH /api/v1/runners/rnr_1'],
+    ['deleteRunner', c => c.ci.deleteRunner('rnr_1'), RUNNER, 'DELETE /api/v1/runners/rnr_1']
   ])('%#. %s is sent through the shared engine', async (_name, run, body, sent) => {
     const {client, transport} = setup();
     transport.push(json(200, body));

@@ -51,6 +51,28 @@ describe('RequestEngine', () => {
     expect(logger.lines.map(l => l.message)).toEqual(['Thing.get: POST /api/v1/things?a=b+c → 200 in 0 ms (11 bytes)']);
   });
 
+  test("a call's timeoutMs replaces the engine's for each of its attempts, and its timeout hint says so", async () => {
+    const {engine, transport} = setup(
+      [transportError('ETIMEDOUT', false), json(200, {id: 't1'}), json(200, {id: 't2'}), json(200, {id: 't3'})],
+      {requestTimeoutMs: 15000}
+    );
+    await engine.call(spec({timeoutMs: 600000}), readThing);
+    await engine.call(spec(), readThing);
+    await engine.call(spec({timeoutMs: 42}), readThing);
+    expect(transport.requests.map(r => r.timeoutMs)).toEqual([600000, 600000, 15000, 42]);
+    transport.push(transportError('ETIMEDOUT', false));
+    const e = await engine.call(spec({timeoutMs: 42, retry: false}), readThing).catch((err: unknown) => err);
+    expect((e as ApiError).hint).toBe('no answer within 42 ms');
+  });
+
+  test.each([0, -1, Number.NaN])("%#. a call's timeoutMs %p is refused before anything is sent", async timeoutMs => {
+    const {engine, transport} = setup([json(200, {id: 't1'})]);
+    await expect(engine.call(spec({timeoutMs}), readThing)).rejects.toThrow(
+      `API client: timeoutMs must be > 0, got ${timeoutMs}`
+    );
+    expect(transport.requests).toEqual([]);
+  });
+
   test('an unusable 2xx body is an unexpected response naming the call', async () => {
     const {engine} = setup([json(200, {name: 'x'})]);
     const e = await engine.call(spec(), readThing, 'check the thing').catch((err: unknown) => err);
@@ -140,7 +162,6 @@ describe('RequestEngine', () => {
     expect(unauthorized.hint).toBe('check the API key (--api-key): it is missing, wrong or revoked');
     const redirected = (await engine.call(spec({retry: false}), readThing).catch((err: unknown) => err)) as ApiError;
     expect(redirected.hint).toContain("set --api-url to the service's API base");
-    expect(engine.inputNames).toEqual({apiKey: 'API key (--api-key)', apiUrl: '--api-url'});
   });
 
   test('of() keeps a given engine and builds one from options', () => {

@@ -1,7 +1,7 @@
 import {abortReason} from '../../src/clock.js';
 import {ApiError} from '../../src/errors.js';
 import type {AssignResponse, BuilderDetails, BuilderMetadata} from '../../src/api/types.js';
-import type {BuilderApi} from '../../src/lifecycle/builder-api.js';
+import type {BuilderApi} from '../../src/api/builder-api.js';
 import {TEST_PEMS} from './pems.js';
 
 type Answer<T, A> = T | Error | ((arg: A) => T | Promise<T>);

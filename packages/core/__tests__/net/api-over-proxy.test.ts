@@ -26,7 +26,7 @@ test('the emulator serves HTTPS with a certificate for the name, signed by the C
   // Its own address is in the certificate too: a direct client that trusts the CA needs no proxy.
   const direct = new ApiClient({baseUrl: emu.url, token: KEY, transport: new NodeHttpTransport({ca: emu.apiCaCert})});
   cleanups.push(() => direct.close());
-  expect((await direct.listBuilderProfiles()).map(p => p.name)).toEqual(['p']);
+  expect((await direct.builders.listBuilderProfiles()).map(p => p.name)).toEqual(['p']);
 });
 
 test('assign, details and teardown through the proxy; every call is tunnelled', async () => {
@@ -39,11 +39,11 @@ test('assign, details and teardown through the proxy; every call is tunnelled', 
     transport: new NodeHttpTransport({env: {HTTPS_PROXY: proxy.url}, ca: emu.apiCaCert})
   });
   cleanups.push(() => api.close());
-  const assigned = await api.assignBuilder('p');
+  const assigned = await api.builders.assignBuilder('p');
   const id = assigned.builder_instances[0]?.id as string;
   expect(id).toBeTruthy();
-  await api.getBuilderDetails(id);
-  await api.teardownBuilder(id);
+  await api.builders.getBuilderDetails(id);
+  await api.builders.teardownBuilder(id);
   expect(emu.requests().map(r => r.route)).toEqual(['assign', 'details', 'teardown']);
   expect(emu.assignedBuilders()).toEqual([]);
   // One keep-alive tunnel carried the three calls.

@@ -46,8 +46,13 @@ const ok: Handler = (_req, res) => {
   res.end('{"ok":true}');
 };
 
-/** An HTTP (or, with `tls`, HTTPS) server on 127.0.0.1 that records what it gets. */
-export async function startServer(opts: {tls?: ApiTlsMaterial; handler?: Handler} = {}): Promise<Served> {
+/**
+ * An HTTP (or, with `tls`, HTTPS) server on 127.0.0.1 that records what it gets. `keepIdle`: it never closes an
+ * idle keep-alive connection (Node's default closes one after 5 s).
+ */
+export async function startServer(
+  opts: {tls?: ApiTlsMaterial; handler?: Handler; keepIdle?: boolean} = {}
+): Promise<Served> {
   const served: Served = {port: 0, requests: []};
   const handler: Handler = (req, res) => {
     served.requests.push({method: req.method ?? '', url: req.url ?? '', host: req.headers.host ?? ''});
@@ -57,6 +62,7 @@ export async function startServer(opts: {tls?: ApiTlsMaterial; handler?: Handler
   const server = opts.tls
     ? https.createServer({cert: opts.tls.cert, key: opts.tls.key}, handler)
     : http.createServer(handler);
+  if (opts.keepIdle) server.keepAliveTimeout = 0;
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(
     () =>

@@ -1,6 +1,6 @@
 import {InputError, PartialAssignError} from '../errors.js';
-import type {BuilderApi} from '../lifecycle/builder-api.js';
-import {DEFAULT_PER_PAGE, paginate} from './paginate.js';
+import type {BuilderApi} from './builder-api.js';
+import {paginate} from './paginate.js';
 import {pathParam, RequestEngine, type CallOpts, type CallSpec, type ClientOpts} from './request-engine.js';
 import {readAssignResponse, readBuilderDetails, readProfilesPage} from './response-readers.js';
 import type {AssignResponse, BuilderDetails, BuilderProfile, TeardownResult} from './types.js';
@@ -13,12 +13,9 @@ export interface GetBuilderDetailsOpts extends CallOpts {
 }
 
 export interface ListBuilderProfilesOpts extends CallOpts {
-  /** Page size asked for (default 100). */
+  /** Page size asked for (default: paginate's). */
   perPage?: number;
 }
-
-/** listBuilderProfiles gives up beyond this many pages. */
-export const MAX_PROFILE_PAGES = 1000;
 
 const HINT_ASSIGN_UNKNOWN = 'a builder may have been assigned and billed anyway: check the web UI and tear it down';
 
@@ -49,6 +46,7 @@ export class BuildersClient implements BuilderApi {
       idempotent: false,
       retry: true,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
       // The spec shows no error codes: a 404 may be the profile, or a base URL whose path is wrong.
       notFoundHint: `unknown builder profile "${profileName}": check profile-name against the builder profiles in the web UI; or api-url (${base}) is not the service's API base, since a wrong path answers 404 too`,
       unknownOutcomeHint: HINT_ASSIGN_UNKNOWN
@@ -77,6 +75,7 @@ export class BuildersClient implements BuilderApi {
       idempotent: true,
       retry: opts.retry ?? true,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
       notFoundHint: 'the builder does not exist (already torn down or never assigned)'
     };
     const sent = await this.#engine.send(spec);
@@ -97,7 +96,8 @@ export class BuildersClient implements BuilderApi {
       path: `/api/v1/builders/${pathParam('builderId', builderId)}/teardown`,
       idempotent: true,
       retry: opts.retry ?? true,
-      signal: opts.signal
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs
     };
     const sent = await this.#engine.send(spec);
     if (sent.res.status === 404 || sent.res.status === 410) return {alreadyGone: true};
@@ -107,17 +107,12 @@ export class BuildersClient implements BuilderApi {
 
   /** GET /api/v1/builder-profiles, every page (see paginate). */
   async listBuilderProfiles(opts: ListBuilderProfilesOpts = {}): Promise<BuilderProfile[]> {
-    const perPage = opts.perPage ?? DEFAULT_PER_PAGE;
-    if (!Number.isInteger(perPage) || perPage < 1) {
-      throw new RangeError(`BuildersClient.listBuilderProfiles: perPage must be an integer >= 1, got ${perPage}`);
-    }
     return paginate({
       call: 'list builder profiles',
       noun: 'profiles',
-      perPage,
-      maxPages: MAX_PROFILE_PAGES,
+      perPage: opts.perPage,
       idOf: p => p.id,
-      fetchPage: async page => {
+      fetchPage: async (page, perPage) => {
         const spec: CallSpec = {
           method: 'BuildersClient.listBuilderProfiles',
           call: 'list builder profiles',
@@ -127,6 +122,7 @@ export class BuildersClient implements BuilderApi {
           idempotent: true,
           retry: true,
           signal: opts.signal,
+          timeoutMs: opts.timeoutMs,
           notFoundHint: 'the builder-profiles endpoint was not found: check the API URL'
         };
         const sent = await this.#engine.send(spec);
@@ -151,6 +147,7 @@ export class BuildersClient implements BuilderApi {
       idempotent: true,
       retry: true,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
       notFoundHint: `unknown builder profile id "${profileId}": check it against listBuilderProfiles or the web UI`
     };
     const sent = await this.#engine.send(spec);

@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js';
-import {DEFAULT_PER_PAGE, paginate} from './paginate.js';
+import {paginate} from './paginate.js';
 import {pathParam, RequestEngine, type CallOpts, type CallSpec, type ClientOpts} from './request-engine.js';
 import {readRunner, readRunnerImage, readRunnerImagePage, readRunnerList, readStackList} from './runner-readers.js';
 import type {
@@ -24,9 +24,6 @@ import {
 } from './runner-validation.js';
 
 export type CiClientOpts = ClientOpts;
-
-/** listAllRunnerImages gives up beyond this many pages. */
-export const MAX_RUNNER_IMAGE_PAGES = 1000;
 
 /** Spec §5.3: the runner, runner-image and stack endpoints need a key with both scopes. */
 const HINT_CI_SCOPES =
@@ -56,6 +53,7 @@ export class CiClient {
         query: query.kind !== undefined ? {kind: query.kind} : undefined,
         idempotent: true,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         notFoundHint: 'the stacks endpoint was not found: check the API URL'
       }),
       readStackList
@@ -68,22 +66,20 @@ export class CiClient {
   }
 
   /**
-   * Every page of GET /api/v1/runner-images (`per_page` default 100; see paginate), stopping early at the
+   * Every page of GET /api/v1/runner-images (`per_page` default: paginate's), stopping early at the
    * `total` the service gives.
    */
   async listAllRunnerImages(
     query: Omit<ListRunnerImagesQuery, 'page'> = {},
     opts: CallOpts = {}
   ): Promise<RunnerImage[]> {
-    const perPage = query.perPage ?? DEFAULT_PER_PAGE;
-    validatePositiveInteger(perPage, 'per_page');
+    validatePositiveInteger(query.perPage, 'per_page');
     return paginate({
       call: 'list runner images',
       noun: 'images',
-      perPage,
-      maxPages: MAX_RUNNER_IMAGE_PAGES,
+      perPage: query.perPage,
       idOf: i => i.id,
-      fetchPage: async page => {
+      fetchPage: async (page, perPage) => {
         const got = await this.#runnerImagesPage({...query, page, perPage}, opts);
         return {items: got.page.images, perPage: got.page.perPage, total: got.page.total, status: got.status};
       }
@@ -106,6 +102,7 @@ export class CiClient {
         body: req,
         idempotent: false,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         unknownOutcomeHint: unknownOutcome
       }),
       readRunnerImage,
@@ -128,6 +125,7 @@ export class CiClient {
       body: {...req, id: imageId},
       idempotent: true,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
       notFoundHint: `no runner image "${imageId}": find its id with the runner-images listing (filter by alias)`
     });
     const sent = await this.#engine.send(spec);
@@ -161,6 +159,7 @@ export class CiClient {
         query: Object.keys(q).length > 0 ? q : undefined,
         idempotent: true,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         notFoundHint: 'the runners endpoint was not found: check the API URL'
       }),
       readRunnerList
@@ -177,6 +176,7 @@ export class CiClient {
         path: `/api/v1/runners/${pathParam('runnerId', runnerId)}`,
         idempotent: true,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         notFoundHint: `no runner "${runnerId}": check the id against the runners listing`
       }),
       readRunner
@@ -199,6 +199,7 @@ export class CiClient {
         body: req,
         idempotent: false,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         unknownOutcomeHint: unknownOutcome
       }),
       readRunner,
@@ -223,6 +224,7 @@ export class CiClient {
         body: req,
         idempotent: false,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         notFoundHint: `no runner "${runnerId}": check the id against the runners listing`,
         unknownOutcomeHint: 'the update may have been applied anyway: get the runner to check before retrying'
       }),
@@ -240,6 +242,7 @@ export class CiClient {
         path: `/api/v1/runners/${pathParam('runnerId', runnerId)}`,
         idempotent: true,
         signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
         notFoundHint: `no runner "${runnerId}" (already deleted?): check the id against the runners listing`
       }),
       readRunner
@@ -270,6 +273,7 @@ export class CiClient {
       query: Object.keys(q).length > 0 ? q : undefined,
       idempotent: true,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
       notFoundHint: 'the runner-images endpoint was not found: check the API URL'
     });
     const sent = await this.#engine.send(spec);

@@ -1,11 +1,11 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type {LookupFunction, Socket} from 'node:net';
+import {authority} from '../net/authority.js';
 import {proxyFor, ProxyConfigError, type ProxyChoice, type ProxyEnv} from '../net/proxy-env.js';
 import {ProxyError} from '../net/proxy-error.js';
-import {authority} from '../net/proxy-tunnel.js';
 import {TransportError} from '../net/transport-error.js';
-import {HttpsTunnelAgent, HttpTunnelAgent, type TunnelRequestOptions} from '../net/tunnel-agent.js';
+import {ProxiedRequests} from './proxied-requests.js';
 
 export {TransportError, type TransportErrorOpts} from '../net/transport-error.js';
 
@@ -57,15 +57,14 @@ const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * NodeHttpTransport sends requests with node:http / node:https over keep-alive agents owned by this instance.
- * When the environment names a proxy for a URL (proxyFor), the request goes through a CONNECT tunnel opened by
- * undici, TLS to the API over it for https; failures on the way are ProxyErrors that name the proxy.
- * `close()` destroys the agents' sockets; requests after close fail with ECLOSED.
+ * When the environment names a proxy for a URL (proxyFor), the request goes through undici's ProxyAgent
+ * instead (ProxiedRequests): a CONNECT tunnel, TLS to the API over it for https; failures on the way are
+ * ProxyErrors that name the proxy. `close()` destroys every socket; requests after close fail with ECLOSED.
  */
 export class NodeHttpTransport implements HttpTransport {
   readonly #httpAgent = new http.Agent({keepAlive: true});
   readonly #httpsAgent = new https.Agent({keepAlive: true});
-  /** Tunnel agents by proxy URL and target protocol. */
-  readonly #tunnelAgents = new Map<string, http.Agent>();
+  readonly #proxied: ProxiedRequests;
   readonly #maxResponseBytes: number;
   readonly #env: ProxyEnv;
   readonly #ca?: string | string[];
@@ -77,6 +76,7 @@ export class NodeHttpTransport implements HttpTransport {
     this.#env = opts.env ?? process.env;
     this.#ca = opts.ca;
     this.#lookup = opts.lookup;
+    this.#proxied = new ProxiedRequests({ca: opts.ca, maxResponseBytes: this.#maxResponseBytes});
   }
 
   request(req: HttpRequest): Promise<HttpResponse> {
@@ -108,22 +108,18 @@ export class NodeHttpTransport implements HttpTransport {
     }
     const headers: Record<string, string> = {...req.headers};
     if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
-    // Stops a tunnel still being opened when the request fails first (time-out, abort).
-    const tunnelAbort = proxy ? new AbortController() : undefined;
-    const options: TunnelRequestOptions = {
+    if (proxy) return this.#proxied.request({...req, headers}, url, proxy, target);
+    const options: https.RequestOptions = {
       method: req.method,
       headers,
-      agent: proxy ? this.#tunnelAgent(proxy, secure) : secure ? this.#httpsAgent : this.#httpAgent,
-      ...(this.#ca !== undefined && secure ? {ca: this.#ca} : {}),
-      ...(tunnelAbort ? {tunnelSignal: tunnelAbort.signal} : {}),
-      ...(this.#lookup && !proxy ? {lookup: this.#lookup} : {})
+      agent: secure ? this.#httpsAgent : this.#httpAgent,
+      ca: secure ? this.#ca : undefined,
+      lookup: this.#lookup
     };
     return new Promise<HttpResponse>((resolve, reject) => {
       const cr = secure ? https.request(url, options) : http.request(url, options);
       // "connected" means bytes of this request may have reached the server; until then a failure is provably unsent.
-      // A tunnel agent hands over its socket only once the tunnel (and TLS) is up.
       let connected = false;
-      let hasSocket = false;
       let settled = false;
 
       const cleanup = (): void => {
@@ -131,30 +127,18 @@ export class NodeHttpTransport implements HttpTransport {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
       };
-      const failWith = (error: TransportError): void => {
+      const fail = (code: string, message: string, cause?: unknown): void => {
         if (settled) return;
         cleanup();
-        tunnelAbort?.abort();
         // Destroy without an error: the promise is already settled, later 'error' events are ignored.
         cr.destroy();
-        reject(error);
-      };
-      const fail = (code: string, message: string, cause?: unknown): void => {
-        failWith(new TransportError(message, {code, notSent: !connected, cause}));
+        reject(new TransportError(message, {code, notSent: !connected, cause}));
       };
       const onAbort = (): void => fail('EABORTED', 'the request was aborted');
-      const onTimeout = (): void => {
-        if (proxy && !hasSocket) {
-          const message = `the proxy ${proxy.origin} did not open the tunnel to ${target} within ${req.timeoutMs} ms: check ${proxy.variable}`;
-          return failWith(new ProxyError(message, {failure: 'broken', code: 'ETIMEDOUT', proxy: proxy.origin, target}));
-        }
-        fail('ETIMEDOUT', `no answer within ${req.timeoutMs} ms`);
-      };
-      const timer = setTimeout(onTimeout, req.timeoutMs);
+      const timer = setTimeout(() => fail('ETIMEDOUT', `no answer within ${req.timeoutMs} ms`), req.timeoutMs);
       req.signal?.addEventListener('abort', onAbort, {once: true});
 
       cr.on('socket', (socket: Socket) => {
-        hasSocket = true;
         if (cr.reusedSocket || !socket.connecting) {
           connected = true;
           return;
@@ -163,11 +147,7 @@ export class NodeHttpTransport implements HttpTransport {
           connected = true;
         });
       });
-      cr.on('error', (err: NodeJS.ErrnoException) => {
-        // Errors of the tunnel agents (ProxyError, EABORTED) are already TransportErrors that say what happened.
-        if (err instanceof TransportError) return failWith(err);
-        fail(err.code ?? 'ENETWORK', err.message, err);
-      });
+      cr.on('error', (err: NodeJS.ErrnoException) => fail(err.code ?? 'ENETWORK', err.message, err));
       cr.on('response', (res: http.IncomingMessage) => {
         connected = true;
         const chunks: Buffer[] = [];
@@ -205,18 +185,7 @@ export class NodeHttpTransport implements HttpTransport {
     this.#closed = true;
     this.#httpAgent.destroy();
     this.#httpsAgent.destroy();
-    for (const agent of this.#tunnelAgents.values()) agent.destroy();
-    this.#tunnelAgents.clear();
-  }
-
-  #tunnelAgent(proxy: ProxyChoice, secure: boolean): http.Agent {
-    const key = `${secure ? 'https' : 'http'} ${proxy.url.href}`;
-    let agent = this.#tunnelAgents.get(key);
-    if (!agent) {
-      agent = secure ? new HttpsTunnelAgent({proxy, keepAlive: true}) : new HttpTunnelAgent({proxy, keepAlive: true});
-      this.#tunnelAgents.set(key, agent);
-    }
-    return agent;
+    this.#proxied.close();
   }
 }
 

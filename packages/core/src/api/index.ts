@@ -1,6 +1,7 @@
 // The service's builder calls and what every client shares; the CI calls (runners, runner images, stacks)
 // are in `@remote-builder-actions/core/ci`, so the actions' bundles do not carry them.
-export {BuildersClient, MAX_PROFILE_PAGES} from './builders-client.js';
+export type {BuilderApi} from './builder-api.js';
+export {BuildersClient} from './builders-client.js';
 export type {BuildersClientOpts, GetBuilderDetailsOpts, ListBuilderProfilesOpts} from './builders-client.js';
 export {bodyExcerpt, MAX_EXCERPT_CHARS} from './body-excerpt.js';
 export {NodeHttpTransport, TransportError} from './http-transport.js';

@@ -13,6 +13,7 @@ import {
   type HttpTransport
 } from './http-transport.js';
 import type {ReadResult} from './response-readers.js';
+import {statusHint} from './status-hint.js';
 import {parseRetryAfterMs, RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
 
 export interface RequestEngineOpts {
@@ -44,13 +45,14 @@ export interface ApiInputNames {
 /** What a client of the service is built from: the engine's options, or an engine shared with another client. */
 export type ClientOpts = RequestEngineOpts | {engine: RequestEngine};
 
-/** Per-call options: abort with `signal`; aborting rejects with the signal's reason. */
+/** Per-call options: abort with `signal` (rejects with the signal's reason); `timeoutMs` per attempt instead of the engine's. */
 export interface CallOpts {
   signal?: AbortSignal;
+  timeoutMs?: number;
 }
 
 /** One logical API call: what to send, how to retry, what to say when it fails. */
-export interface CallSpec {
+export interface CallSpec extends CallOpts {
   /** Who sends it, for debug logs, e.g. `BuildersClient.assignBuilder`. */
   method: string;
   call: ApiCall;
@@ -62,7 +64,6 @@ export interface CallSpec {
   /** Whether repeating the request is harmless; decides which failures are retried. */
   idempotent: boolean;
   retry: boolean;
-  signal?: AbortSignal;
   notFoundHint?: string;
   /** Added to the 401/403 hints: which scopes the call needs. */
   scopeHint?: string;
@@ -78,9 +79,6 @@ export interface Sent {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
 
-const HINT_403 = 'the API key lacks the scopes this call needs';
-const HINT_429 = 'rate limited by the service; try again later';
-const HINT_5XX = 'the service failed; try again later';
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
@@ -111,10 +109,7 @@ export class RequestEngine {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TypeError(`API client: baseUrl "${opts.baseUrl}" must be an http or https URL`);
     }
-    const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new RangeError(`API client: requestTimeoutMs must be > 0, got ${timeoutMs}`);
-    }
+    const timeoutMs = validTimeout(opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
     this.#base = url.origin + url.pathname.replace(/\/+$/, '');
     this.#token = opts.token;
     this.#transport = opts.transport ?? new NodeHttpTransport();
@@ -137,11 +132,6 @@ export class RequestEngine {
     return this.#base;
   }
 
-  /** How hints name the API URL and key settings (for the clients' own hints). */
-  get inputNames(): ApiInputNames {
-    return this.#names;
-  }
-
   /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
   async call<T>(spec: CallSpec, reader: (body: string) => ReadResult<T>, extraHint?: string): Promise<T> {
     const sent = await this.send(spec);
@@ -162,6 +152,7 @@ export class RequestEngine {
       headers['Content-Type'] = 'application/json';
     }
     const maxAttempts = spec.retry ? this.#policy.opts.maxAttempts : 1;
+    const timeoutMs = validTimeout(spec.timeoutMs ?? this.#timeoutMs, 'timeoutMs');
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortReason(signal);
       const started = this.#clock.now();
@@ -172,7 +163,7 @@ export class RequestEngine {
           url: this.#base + spec.path + query,
           headers: {...headers},
           body,
-          timeoutMs: this.#timeoutMs,
+          timeoutMs,
           signal
         });
       } catch (e) {
@@ -185,7 +176,7 @@ export class RequestEngine {
           await this.#backoff(spec, attempt, maxAttempts, undefined);
           continue;
         }
-        throw this.#transportError(spec, failure, attempt);
+        throw this.#transportError(spec, failure, attempt, timeoutMs);
       }
       const size = Buffer.byteLength(res.body);
       this.#logger.debug(
@@ -206,7 +197,6 @@ export class RequestEngine {
   /** Throws the ApiError of a non-2xx answer: status, body excerpt, a hint of what to do, Retry-After. */
   throwUnlessOk(spec: CallSpec, {res, attempts}: Sent): void {
     if (isOk(res.status)) return;
-    const retryAfterMs = parseRetryAfterMs(header(res, 'retry-after'), this.#clock.now());
     throw new ApiError({
       call: spec.call,
       status: res.status,
@@ -216,7 +206,7 @@ export class RequestEngine {
           statusHint(spec, res.status, this.#names, header(res, 'location')),
         attempts
       ),
-      ...(retryAfterMs !== undefined ? {retryAfterMs} : {})
+      retryAfterMs: parseRetryAfterMs(header(res, 'retry-after'), this.#clock.now())
     });
   }
 
@@ -243,12 +233,12 @@ export class RequestEngine {
     await this.#clock.sleep(delay, spec.signal);
   }
 
-  #transportError(spec: CallSpec, failure: TransportFailure, attempts: number): ApiError {
+  #transportError(spec: CallSpec, failure: TransportFailure, attempts: number, timeoutMs: number): ApiError {
     let hint: string | undefined;
     // A failure on the way through the proxy says which proxy and what to check: keep it whole.
     if (failure.cause instanceof ProxyError) hint = failure.cause.message;
     else if (answeredPlainHttp(failure)) hint = this.#plainHttpHint();
-    else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${this.#timeoutMs} ms`;
+    else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${timeoutMs} ms`;
     else if (UNREACHABLE_CODES.has(failure.code))
       hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
     else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
@@ -317,22 +307,9 @@ function answeredPlainHttp(failure: TransportFailure): boolean {
   return failure.code === 'EPROTO' && /wrong version number/i.test(message);
 }
 
-function statusHint(spec: CallSpec, status: number, names: ApiInputNames, location?: string): string | undefined {
-  if (status >= 300 && status <= 399) {
-    // Redirects are not followed: the API key must never travel to an address the user did not give.
-    const to = location ? `redirects to ${location}` : 'is a redirect without a Location';
-    return `the answer ${to}: redirects are not followed, so the API key is never sent elsewhere; set ${names.apiUrl} to the service's API base${location ? ' (the address it points to, if you trust it)' : ''}`;
-  }
-  const hint401 = `check the ${names.apiKey}: it is missing, wrong or revoked`;
-  if (status === 401) return spec.scopeHint ? `${hint401}; ${spec.scopeHint}` : hint401;
-  if (status === 403) return spec.scopeHint ? `${HINT_403}: ${spec.scopeHint}` : HINT_403;
-  if (spec.unknownOutcomeHint && status >= 500 && status !== 501 && status !== 503 && status !== 505) {
-    return `${HINT_5XX}; ${spec.unknownOutcomeHint}`;
-  }
-  if (status === 404) return spec.notFoundHint;
-  if (status === 429) return HINT_429;
-  if (status >= 500) return HINT_5XX;
-  return undefined;
+function validTimeout(ms: number, name: string): number {
+  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`API client: ${name} must be > 0, got ${ms}`);
+  return ms;
 }
 
 function withAttempts(hint: string | undefined, attempts: number): string | undefined {

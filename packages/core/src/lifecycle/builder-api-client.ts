@@ -1,7 +1,7 @@
+import type {BuilderApi} from '../api/builder-api.js';
 import {BuildersClient} from '../api/builders-client.js';
 import {resolveRequestTimeoutMs} from '../inputs.js';
 import type {Logger} from '../logger.js';
-import type {BuilderApi} from './builder-api.js';
 
 export interface BuilderApiClientOpts {
   apiUrl: string;
@@ -21,28 +21,22 @@ export interface BuilderApiClientOpts {
 export type ClosableBuilderApi = BuilderApi & {close(): void};
 
 /**
- * The actions' API client, a BuildersClient (never the CI calls): details and teardown with the per-request limit (REMOTE_BUILDER_REQUEST_TIMEOUT_MS,
- * default 15 s), the assignment with `assignTimeoutMs` when that is longer.
+ * The actions' API client, one BuildersClient (never the CI calls): details and teardown with the per-request
+ * limit (REMOTE_BUILDER_REQUEST_TIMEOUT_MS, default 15 s), the assignment with `assignTimeoutMs` when that is longer.
  */
 export function createBuilderApiClient(opts: BuilderApiClientOpts): ClosableBuilderApi {
   const requestTimeoutMs = resolveRequestTimeoutMs(opts.env ?? process.env);
-  const make = (timeoutMs: number): BuildersClient =>
-    new BuildersClient({
-      baseUrl: opts.apiUrl,
-      token: opts.token,
-      requestTimeoutMs: timeoutMs,
-      ...(opts.logger ? {logger: opts.logger} : {})
-    });
-  const client = make(requestTimeoutMs);
-  const assignMs = opts.assignTimeoutMs ?? 0;
-  const assigner = assignMs > requestTimeoutMs ? make(assignMs) : client;
+  const client = new BuildersClient({
+    baseUrl: opts.apiUrl,
+    token: opts.token,
+    requestTimeoutMs,
+    logger: opts.logger
+  });
+  const assignTimeoutMs = Math.max(opts.assignTimeoutMs ?? 0, requestTimeoutMs);
   return {
-    assignBuilder: (profile, o) => assigner.assignBuilder(profile, o),
+    assignBuilder: (profile, o) => client.assignBuilder(profile, {signal: o?.signal, timeoutMs: assignTimeoutMs}),
     getBuilderDetails: (id, o) => client.getBuilderDetails(id, o),
     teardownBuilder: (id, o) => client.teardownBuilder(id, o),
-    close: () => {
-      client.close();
-      if (assigner !== client) assigner.close();
-    }
+    close: () => client.close()
   };
 }

@@ -4,8 +4,9 @@ import {isIP} from 'node:net';
 import type {Duplex} from 'node:stream';
 import * as tls from 'node:tls';
 import type {ProxyChoice} from './proxy-env.js';
-import {ProxyError} from './proxy-error.js';
-import {authority, openTunnel} from './proxy-tunnel.js';
+import {tlsFailure} from './proxy-failure.js';
+import {authority} from './authority.js';
+import {openTunnel} from './proxy-tunnel.js';
 import {TransportError} from './transport-error.js';
 
 export interface TunnelAgentOpts extends http.AgentOptions {
@@ -149,7 +150,7 @@ function tunnelConnection(through: Through, options: TunnelRequestOptions, callb
       const onError = (e: NodeJS.ErrnoException): void => {
         socket.off('secureConnect', onSecure);
         socket.destroy();
-        settle(tlsError(proxy, target, e));
+        settle(tlsFailure(proxy, target, e));
       };
       const onSecure = (): void => {
         socket.off('error', onError);
@@ -169,21 +170,4 @@ function unbracket(host: string): string {
 
 function abortedError(target: string): TransportError {
   return new TransportError(`opening the tunnel to ${target} was aborted`, {code: 'EABORTED', notSent: true});
-}
-
-function tlsError(proxy: ProxyChoice, target: string, e: NodeJS.ErrnoException): ProxyError {
-  const code = e.code ?? 'ETLS';
-  const certificate = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/.test(code);
-  const advice = certificate
-    ? `trust the CA that signed ${target}'s certificate (or the proxy's, if it inspects TLS) with NODE_EXTRA_CA_CERTS`
-    : `check ${proxy.variable}`;
-  // Node 24 appends advice about its own command-line flags, which nobody can pass to an action's node.
-  const why = e.message.replace(
-    /; if the root CA is installed locally, try running Node\.js with --use-system-ca$/,
-    ''
-  );
-  return new ProxyError(
-    `the TLS handshake with ${target} through the proxy ${proxy.origin} failed (${code}: ${why}): ${advice}`,
-    {failure: 'tls', code, proxy: proxy.origin, target, cause: e}
-  );
 }

@@ -29,6 +29,6 @@ export function defaultMakeBuilderApi(opts: {
       token,
       env: opts.env,
       logger: opts.logger,
-      ...(opts.timeoutMs !== undefined ? {assignTimeoutMs: assignTimeoutFor(opts.timeoutMs)} : {})
+      assignTimeoutMs: opts.timeoutMs === undefined ? undefined : assignTimeoutFor(opts.timeoutMs)
     });
 }

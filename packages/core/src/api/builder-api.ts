@@ -1,4 +1,4 @@
-import type {AssignResponse, BuilderDetails} from '../api/types.js';
+import type {AssignResponse, BuilderDetails} from './types.js';
 
 /** The part of the API client the lifecycle uses; the BuildersClient implements it, tests fake it. */
 export interface BuilderApi {

@@ -1,4 +1,4 @@
-import {abortReason} from './clock.js';
+import {abortReason, type Clock, clockTimer, systemClock} from './clock.js';
 
 /** A signal tied to its sources and to a time limit; `dispose()` releases the timer and the listeners. */
 export interface LinkedSignal {
@@ -9,18 +9,20 @@ export interface LinkedSignal {
 export interface LinkedSignalOpts {
   /** Aborting any of these aborts the linked signal with the same reason. */
   parents?: (AbortSignal | undefined)[];
-  /** Abort after this many ms (real time); none when undefined. */
+  /** Abort after this many ms of `clock`; none when undefined. */
   timeoutMs?: number;
   /** The reason given when the time limit ends it. */
   onTimeout?: () => Error;
+  /** What measures the time limit (its `timer`, else a real timer). Default: the system clock. */
+  clock?: Clock;
 }
 
 /**
- * linkedSignal replaces AbortSignal.any/AbortSignal.timeout where a time limit must hold: on Node 20 a
- * composite signal holds its sources only weakly, so a timeout signal nobody else references can be
- * collected and never fire (a 12 s readiness deadline ended after the 15 s request timeout instead), and
- * its reason is a bare DOMException ("The operation was aborted due to timeout"). Here a real timer and
- * plain listeners hold everything until dispose(), and the reason says what ran out.
+ * linkedSignal is the one time limit: a signal that aborts when a parent does or when `timeoutMs` of the
+ * clock have passed, with a reason that says what ran out. It replaces AbortSignal.any/AbortSignal.timeout:
+ * on Node 20 a composite signal holds its sources only weakly, so a timeout signal nobody else references can
+ * be collected and never fire, and its reason is a bare DOMException. Here plain listeners and the clock's
+ * timer hold everything until dispose().
  */
 export function linkedSignal(opts: LinkedSignalOpts): LinkedSignal {
   const controller = new AbortController();
@@ -45,13 +47,54 @@ export function linkedSignal(opts: LinkedSignalOpts): LinkedSignal {
   }
   if (opts.timeoutMs !== undefined) {
     const ms = Math.max(0, Math.ceil(opts.timeoutMs));
-    const timer = setTimeout(
+    const stop = new AbortController();
+    clockTimer(opts.clock ?? systemClock)(ms, stop.signal).then(
       () => abort(opts.onTimeout?.() ?? new DeadlineError(`the time limit of ${ms} ms ran out`)),
-      ms
+      () => undefined
     );
-    cleanups.push(() => clearTimeout(timer));
+    cleanups.push(() => stop.abort());
   }
   return {signal: controller.signal, dispose};
+}
+
+/**
+ * `p`'s outcome, or the signal's reason as soon as it aborts, even when the work behind `p` ignores the
+ * signal (p is then left to settle unobserved).
+ */
+export function settleOrAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    p.then(
+      v => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      }
+    );
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, {once: true});
+  });
+}
+
+export interface WithDeadlineOpts extends Omit<LinkedSignalOpts, 'timeoutMs'> {
+  timeoutMs: number;
+}
+
+/**
+ * Runs `call` with a linked signal (parents + time limit on the clock) and settles when the call does or the
+ * moment that signal aborts, with its reason, even if the call ignores the signal. Timer and listeners are
+ * released either way.
+ */
+export async function withDeadline<T>(opts: WithDeadlineOpts, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const limit = linkedSignal(opts);
+  try {
+    return await settleOrAbort((async () => call(limit.signal))(), limit.signal);
+  } finally {
+    limit.dispose();
+  }
 }
 
 /** A time limit of ours ran out (not a cancellation by the user). */

@@ -4,6 +4,8 @@ import {abortReason, type Clock} from '../../src/clock.js';
 interface Sleeper {
   due: number;
   seq: number;
+  /** A timer() (a time limit), not a sleep: neither recorded in `sleeps` nor counted in `pending`. */
+  timer: boolean;
   wake(): void;
 }
 
@@ -12,7 +14,8 @@ interface Sleeper {
  * once), a sleep here waits until the test moves time past it, so code that loops on the clock runs beside
  * the test. advance() wakes sleepers one at a time in due order (ties in the order they slept), and after
  * each lets every promise chain the wake-up started run until it waits again (one macrotask turn: works
- * with fakes that answer through promises, not with real I/O).
+ * with fakes that answer through promises, not with real I/O). A timer() (what a time limit waits on, see
+ * Clock.timer) waits the same way, but is not recorded in `sleeps` nor counted in `pending`.
  */
 export class ManualClock implements Clock {
   /** The ms asked by every sleep, in call order. */
@@ -32,6 +35,15 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     this.sleeps.push(ms);
+    return this.#wait(ms, false, signal);
+  }
+
+  timer(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return this.#wait(ms, true, signal);
+  }
+
+  #wait(ms: number, timer: boolean, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
         this.#sleepers = this.#sleepers.filter(s => s !== sleeper);
@@ -40,6 +52,7 @@ export class ManualClock implements Clock {
       const sleeper: Sleeper = {
         due: this.#t + Math.max(0, ms),
         seq: this.#seq++,
+        timer,
         wake: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -52,7 +65,12 @@ export class ManualClock implements Clock {
 
   /** Sleeps not yet woken nor aborted. */
   get pending(): number {
-    return this.#sleepers.length;
+    return this.#sleepers.filter(s => !s.timer).length;
+  }
+
+  /** Timers not yet fired nor aborted. */
+  get pendingTimers(): number {
+    return this.#sleepers.filter(s => s.timer).length;
   }
 
   /** Moves time forward by ms, waking every sleeper due on the way (see the class comment). */

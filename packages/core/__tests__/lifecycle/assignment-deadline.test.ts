@@ -96,23 +96,31 @@ describe('BuilderLifecycle: an assignment slower than the deadline', () => {
     expect(h.api.teardownCalls).toEqual([]);
   });
 
-  test('an answer already there starts no deadline timer (a fake clock does not move)', async () => {
+  test('an answer already there: the deadline timer neither moves a fake clock nor outlives the answer', async () => {
     const clock = new FakeClock();
     const h = harness(clock);
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
     const res = await h.provision();
     expect(res.builderIds).toEqual(['b1']);
-    expect(clock.sleeps).toEqual([]);
+    expect({sleeps: clock.sleeps, now: clock.now(), timers: clock.pendingTimers}).toEqual({
+      sleeps: [],
+      now: 0,
+      timers: 0
+    });
   });
 
   test('a timed-out profile moves on to the next one', async () => {
-    const h = harness();
+    const clock = new ManualClock();
+    const h = harness(clock);
     h.api
       .onAssign('amd', () => new Promise(() => undefined))
       .onAssign('arm', assigned('b2'))
       .onDetails('b2', readyDetails('10.0.0.2:1'));
-    const res = await h.provision({profiles: ['amd', 'arm']});
-    expect(res.builderIds).toEqual(['b2']);
+    const run = h.provision({profiles: ['amd', 'arm']});
+    await untilSleeping(clock);
+    // The 60 ms deadline, then the 150 ms grace for a late answer.
+    await clock.advance(60 + 150);
+    expect((await run).builderIds).toEqual(['b2']);
   });
 });
 
@@ -169,7 +177,7 @@ describe('waitForBuilderReady: "ready" without the TLS material', () => {
 
 /** Yields (no time passes) until something sleeps on the clock: the code under test reached its timer. */
 async function untilSleeping(clock: ManualClock): Promise<void> {
-  for (let i = 0; clock.pending === 0; i++) {
+  for (let i = 0; clock.pending + clock.pendingTimers === 0; i++) {
     if (i > 10_000) throw new Error('nothing slept on the clock');
     await new Promise(resolve => setImmediate(resolve));
   }

@@ -16,6 +16,8 @@ import {
 } from '../fakes/fake-builder-api.js';
 import {FakeProbe, rejected, unreachable, type ProbeStep} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
+import type {Clock} from '../../src/clock.js';
+import {FakeClock} from '../fakes/fake-clock.js';
 
 const pems = {ca: TEST_PEMS.ca, cert: TEST_PEMS.cert, key: TEST_PEMS.key};
 const builder: ReadyBuilder = {
@@ -31,7 +33,7 @@ const WHERE = '10.0.0.1:1234';
 function check(
   details: DetailsStep,
   probeStep?: ProbeStep,
-  opts: {signal?: AbortSignal; timeoutMs?: number} = {}
+  opts: {signal?: AbortSignal; timeoutMs?: number; clock?: Clock} = {}
 ): {result: Promise<BuilderHealth>; api: FakeBuilderApi; probe: FakeProbe} {
   const api = new FakeBuilderApi().onDetails('b1', details);
   const probe = new FakeProbe();
@@ -155,8 +157,15 @@ describe('checkBuilderHealth', () => {
     });
   });
 
-  test('a details request with no answer → not ready at the time limit', async () => {
-    const c = check(hangUntilAborted, undefined, {timeoutMs: 20});
+  test('a details request with no answer → not ready at the time limit on the clock', async () => {
+    const clock = new FakeClock();
+    // The service holds the request while the clock passes the limit.
+    const hang = (arg: {signal?: AbortSignal}): Promise<never> => {
+      const held = hangUntilAborted<never>(arg);
+      clock.advance(20);
+      return held;
+    };
+    const c = check(hang, undefined, {timeoutMs: 20, clock});
     await expect(c.result).resolves.toEqual({
       ready: false,
       why: 'the details request got no answer within 20 ms'

@@ -153,7 +153,7 @@ describe('BuilderLifecycle.provision: success', () => {
     expect(h.lifecycle.currentState).toEqual(h.state());
   });
 
-  test('three builders: create, then --append per further builder, then one bootstrap; platforms are the union', async () => {
+  test('three builders: create by the first ready, then --append per further builder, then one bootstrap; platforms are the union', async () => {
     const h = harness();
     h.api
       .onAssign('amd', assigned('b1', 'b2', 'b3'))
@@ -169,7 +169,11 @@ describe('BuilderLifecycle.provision: success', () => {
       ['b2', 'tcp://10.0.0.2:1234', ['linux/arm64']],
       ['b3', 'tcp://10.0.0.3:2376', ['linux/amd64']]
     ]);
-    expect(h.exec.argvs).toEqual([
+    // The first builder ready creates the buildx builder; the others append once it exists (in any order:
+    // they run together); one bootstrap after all.
+    const argvs = h.exec.argvs;
+    const appends = argvs.slice(1, 3).sort((a, b) => (a[6] ?? '').localeCompare(b[6] ?? ''));
+    expect([argvs[0], ...appends, ...argvs.slice(3)]).toEqual([
       [
         'buildx',
         'create',
@@ -767,9 +771,93 @@ describe('nodeName', () => {
   });
 });
 
+describe('BuilderLifecycle.provision: each builder is set up the moment it is ready', () => {
+  /** [subcommand, append?, node] of each docker call. */
+  const calls = (h: ReturnType<typeof harness>): string[][] =>
+    h.exec.argvs.map(a => [subcommand(a), a.includes('--append') ? 'append' : '', a[a.indexOf('--node') + 1] ?? '']);
+
+  test('the builder ready first creates the buildx builder while the other is still starting; it appends once ready', async () => {
+    const clock = new ManualClock();
+    const h = harness({clock});
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', pendingDetails(), readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    const run = h.provision();
+    // No time passes: b1 is still starting when b2 becomes a node, and the state says the builder exists.
+    await until(() => h.exec.calls.length === 1);
+    expect(calls(h)).toEqual([['create', '', 'b2']]);
+    expect(h.api.detailsCount('b1')).toBe(1);
+    expect(h.state().buildxCreated).toBe(true);
+    await clock.advance(schedule.intervalMs);
+    const res = await run;
+    expect(calls(h)).toEqual([
+      ['create', '', 'b2'],
+      ['create', 'append', 'b1'],
+      ['inspect', '', 'buildx']
+    ]);
+    // Node names and the nodes' order follow the assignment, whatever order they became ready in.
+    expect(res.nodes.map(n => [n.name, n.builderId])).toEqual([
+      ['b1', 'b1'],
+      ['b2', 'b2']
+    ]);
+  });
+
+  test('a node that cannot be set up ends the wait for the others at once; every builder is torn down', async () => {
+    const clock = new ManualClock();
+    const h = harness({clock});
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', pendingDetails())
+      .onDetails('b2', readyDetails('10.0.0.2:1'));
+    h.handle(c => (subcommand(c.args) === 'create' ? {exitCode: 1, stderr: 'ERROR: invalid driver opt\n'} : {}));
+    // Settles without the clock moving: b1's wait does not run to the deadline.
+    const e = await failure(h.provision());
+    expect(e.message).toBe('Failed to create buildx builder "rb" (node b2): ERROR: invalid driver opt');
+    expect(h.api.detailsCount('b1')).toBe(1);
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
+    expect(calls(h)).toEqual([['create', '', 'b2']]);
+  });
+
+  test('a builder failing while a node is being created: the create ends before the teardown, then the buildx builder is removed', async () => {
+    const clock = new ManualClock();
+    const h = harness({clock});
+    h.api
+      .onAssign('amd', assigned('b1', 'b2'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', pendingDetails(), pendingDetails({status: 'failed'}));
+    const gate = deferred<void>();
+    h.handle(async c => {
+      h.events.push(`docker:${subcommand(c.args)}`);
+      if (subcommand(c.args) === 'create') await gate.promise;
+      return {};
+    });
+    const run = failure(h.provision());
+    await until(() => h.exec.calls.length === 1);
+    await clock.advance(schedule.intervalMs);
+    // b2 has failed; the create in flight is waited for before anything is torn down.
+    await until(() => h.api.detailsCount('b2') === 2);
+    expect(h.api.teardownCalls).toEqual([]);
+    gate.resolve();
+    const e = await run;
+    expect(e).toBeInstanceOf(BuilderFailedError);
+    expect(calls(h).map(c => c[0])).toEqual(['create', 'rm']);
+    expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
+    expect(h.state()).toMatchObject({buildxCreated: false, tornDownIds: expect.arrayContaining(['b1', 'b2'])});
+  });
+});
+
+/** Yields (no time passes) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; !done(); i++) {
+    if (i > 10_000) throw new Error('until: the condition never held');
+    await new Promise(resolve => setImmediate(resolve));
+  }
+}
+
 /** Yields (no time passes) until something sleeps on the clock: the code under test reached its timer. */
 async function untilSleeping(clock: ManualClock): Promise<void> {
-  for (let i = 0; clock.pending === 0; i++) {
+  for (let i = 0; clock.pending + clock.pendingTimers === 0; i++) {
     if (i > 10_000) throw new Error('nothing slept on the clock');
     await new Promise(resolve => setImmediate(resolve));
   }

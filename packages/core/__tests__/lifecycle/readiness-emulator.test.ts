@@ -18,7 +18,7 @@ import {RecordingLogger} from '../fakes/recording-logger.js';
 const KEY = 'rb_progress_key';
 const READY_DELAY_MS = 25_000;
 
-/** A core Clock over the emulator's ManualClock that reports each sleep, so the test moves time only then. */
+/** A core Clock over the emulator's ManualClock that reports each sleep (not each timer), so the test moves time only then. */
 class SharedClock implements Clock {
   #onSleep: ((ms: number) => void) | undefined;
   constructor(readonly emu: ManualClock) {}
@@ -29,7 +29,15 @@ class SharedClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const slept = new Promise<void>((resolve, reject) => {
+    const slept = this.timer(ms, signal);
+    this.#onSleep?.(ms);
+    return slept;
+  }
+
+  /** A time limit on the emulator's clock: it ends when a sleep moves time past it, and is not reported. */
+  timer(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<void>((resolve, reject) => {
       const timer = this.emu.setTimer(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
@@ -40,8 +48,6 @@ class SharedClock implements Clock {
       };
       signal?.addEventListener('abort', onAbort, {once: true});
     });
-    this.#onSleep?.(ms);
-    return slept;
   }
 
   /** The ms of the next sleep, once readiness asks for it. */

@@ -62,6 +62,13 @@ function harness(details: DetailsStep[], probeSteps: ProbeStep[] = []): Harness 
   return {api, clock, logger, probe, run};
 }
 
+/** A details request the service holds until aborted, while the clock moves to `deadline`. */
+function hangPast<T>(h: Harness, deadline: number, arg: {signal?: AbortSignal}): Promise<T> {
+  const hang = hangUntilAborted<T>(arg);
+  h.clock.advance(deadline - h.clock.now());
+  return hang;
+}
+
 describe('waitForBuilderReady: ready', () => {
   test('complete details and a successful probe → ready at once', async () => {
     const h = harness([readyDetails(HOST)]);
@@ -74,7 +81,7 @@ describe('waitForBuilderReady: ready', () => {
       detailsRequests: 1,
       details: readyDetails(HOST)
     });
-    expect(ready).not.toHaveProperty('arch');
+    expect(ready.arch).toBeUndefined();
     expect(h.clock.sleeps).toEqual([]);
     expect(h.probe.calls).toEqual([{hostname: '10.0.0.1', port: 1234, pems, timeoutMs: 5000, signal: undefined}]);
   });
@@ -281,8 +288,9 @@ describe('waitForBuilderReady: failures', () => {
     expect(h0.api.detailsCount('b1')).toBe(1);
   });
 
-  test('a details request that hangs is cut at the deadline (real timer), and the failure says so', async () => {
-    const h = harness([arg => hangUntilAborted(arg)]);
+  test('a details request that hangs is cut at the deadline (on the clock), and the failure says so', async () => {
+    // The service holds the request while the clock passes the deadline.
+    const h: Harness = harness([arg => hangPast(h, 250, arg)]);
     const e = await failure(h.run({deadline: 250}));
     expect(e).toBeInstanceOf(BuilderTimeoutError);
     expect(e.message).toBe(
@@ -296,7 +304,7 @@ describe('waitForBuilderReady: failures', () => {
   });
 
   test('a deadline that cuts a request in flight keeps what the service last answered (here HTTP 500)', async () => {
-    const h = harness([httpError('get builder details', 500, 'down'), arg => hangUntilAborted(arg)]);
+    const h: Harness = harness([httpError('get builder details', 500, 'down'), arg => hangPast(h, 300, arg)]);
     const e = await failure(h.run({deadline: 300}));
     expect(e).toBeInstanceOf(BuilderTimeoutError);
     expect(e.message).toBe('Builder b1 was not ready in time: Failed to get builder details: HTTP 500: down');

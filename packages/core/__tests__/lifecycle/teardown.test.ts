@@ -196,10 +196,16 @@ describe('teardownBuilders', () => {
     expect(clock.sleeps).toEqual([10, 20, 40, 80]);
   });
 
-  test('the whole teardown is bounded by timeoutMs (real time): a hanging call is reported as failed', async () => {
-    const api = new FakeBuilderApi().onTeardown('b1', hangUntilAborted).onTeardown('b2', {alreadyGone: false});
-    // (The budget bounds requests in flight with a real timer: a hang would end this test by jest's time-out.)
-    const report = await teardownBuilders(api, ['b1', 'b2'], {clock: new FakeClock(), timeoutMs: 100});
+  test('the whole teardown is bounded by timeoutMs on the clock: a hanging call is reported as failed', async () => {
+    const clock = new FakeClock();
+    // The service holds b1's request while the clock moves past the budget.
+    const hang = (arg: {signal?: AbortSignal}): Promise<{alreadyGone: boolean}> => {
+      const held = hangUntilAborted<{alreadyGone: boolean}>(arg);
+      clock.advance(100);
+      return held;
+    };
+    const api = new FakeBuilderApi().onTeardown('b2', {alreadyGone: false}).onTeardown('b1', hang);
+    const report = await teardownBuilders(api, ['b2', 'b1'], {clock, timeoutMs: 100});
     expect(report.tornDown).toEqual(['b2']);
     expect(report.failed).toEqual([{id: 'b1', error: 'no answer within the teardown budget of 100 ms'}]);
     // No further round once the time is up.

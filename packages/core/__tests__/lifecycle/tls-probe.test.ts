@@ -15,6 +15,7 @@ import {createServer as createTlsServer, type SecureVersion, type TLSSocket} fro
 import {HandshakeOnlyBackend} from '@remote-builder-actions/emulator';
 import {BuilderEndpoint, TLS_ALERTS, type EndpointFront} from '../../../emulator/src/builder-endpoint.js';
 import {mutualTlsProbe, TlsProbeError, type TlsProbeOpts} from '../../src/lifecycle/tls-probe.js';
+import {FakeClock} from '../fakes/fake-clock.js';
 import {makeCa, makeLeaf, makePki, type TestCa, type TestLeaf, type TestPki} from '../fakes/test-pki.js';
 
 /** Probes per case: enough that a verdict resting on event order or timing would show. */
@@ -124,11 +125,14 @@ async function endpoint(
 
 const goodPems = () => ({ca: pki.ca.cert, cert: pki.client.cert, key: pki.client.key});
 
+// The time limit runs on a FakeClock that nothing moves unless a test does: no verdict depends on how fast
+// a loaded machine completes a handshake.
 const probeOpts = (port: number, more: Partial<TlsProbeOpts> = {}): TlsProbeOpts => ({
   hostname: '127.0.0.1',
   port,
   pems: goodPems(),
   timeoutMs: 5000,
+  clock: new FakeClock(),
   ...more
 });
 
@@ -217,13 +221,14 @@ describe.each(VERSIONS)('mutualTlsProbe over %s', maxVersion => {
     }
   );
 
-  test('front no-http2 → timeout at the time limit, saying nothing answered HTTP/2', async () => {
-    // (A limit long enough that the handshake itself always completes within it, even on a loaded machine.)
-    const ep = await endpoint('no-http2', maxVersion);
-    expect(await verdicts(() => probeOpts(ep.port, {timeoutMs: 1000}), 3)).toEqual({
-      [`timeout: the builder at 127.0.0.1:${ep.port} completed the TLS handshake but did not answer HTTP/2 within 1000 ms (no SETTINGS frame after our connection preface): nothing behind its TLS front speaks gRPC yet`]: 3
+  test('TLS completes, nothing answers HTTP/2 (as the no-http2 front) → timeout at the time limit, saying so', async () => {
+    // The time limit passes once our preface arrived, which proves our side of the handshake completed.
+    let clock = new FakeClock();
+    const {port} = await tlsOnlyServer(maxVersion, s => s.once('data', () => clock.advance(1000)));
+    const opts = (): TlsProbeOpts => probeOpts(port, {timeoutMs: 1000, clock: (clock = new FakeClock())});
+    expect(await verdicts(opts, 3)).toEqual({
+      [`timeout: the builder at 127.0.0.1:${port} completed the TLS handshake but did not answer HTTP/2 within 1000 ms (no SETTINGS frame after our connection preface): nothing behind its TLS front speaks gRPC yet`]: 3
     });
-    expect(ep.acceptedConnections).toBe(3);
   });
 
   test('a front that refuses our client certificate with an alert → rejected (client side) every time', async () => {
@@ -406,17 +411,19 @@ describe('mutualTlsProbe over a stream from `connect`', () => {
 
   test('connect never settles → timeout, and its signal is aborted', async () => {
     let seen: AbortSignal | undefined;
-    const e = await probeError(
-      mutualTlsProbe(
-        probeOpts(443, {
-          timeoutMs: 100,
-          connect: signal => {
-            seen = signal;
-            return new Promise<Duplex>(() => undefined);
-          }
-        })
-      )
+    const clock = new FakeClock();
+    const probe = mutualTlsProbe(
+      probeOpts(443, {
+        timeoutMs: 100,
+        clock,
+        connect: signal => {
+          seen = signal;
+          return new Promise<Duplex>(() => undefined);
+        }
+      })
     );
+    clock.advance(100);
+    const e = await probeError(probe);
     expect(e).toMatchObject({
       kind: 'timeout',
       message:
@@ -479,9 +486,11 @@ describe('mutualTlsProbe: not up yet, cancelled, unusable material', () => {
   });
 
   test('a server that never answers the handshake → timeout after timeoutMs, and the socket is closed', async () => {
-    // Reads (and ignores) the ClientHello, so it notices when the probe hangs up.
-    const {port, sockets} = await listen(createNetServer(s => s.resume()));
-    const e = await probeError(mutualTlsProbe(probeOpts(port, {timeoutMs: 200})));
+    // Reads (and ignores) the ClientHello, so it notices when the probe hangs up; the time limit passes once
+    // the ClientHello arrived (the connection was accepted).
+    const clock = new FakeClock();
+    const {port, sockets} = await listen(createNetServer(s => s.once('data', () => clock.advance(200)).resume()));
+    const e = await probeError(mutualTlsProbe(probeOpts(port, {timeoutMs: 200, clock})));
     expect(e.kind).toBe('timeout');
     expect(e.message).toBe(
       `the builder at 127.0.0.1:${port} never completed a TLS handshake within 200 ms (it accepted the connection)`
@@ -494,7 +503,17 @@ describe('mutualTlsProbe: not up yet, cancelled, unusable material', () => {
 
   test("the emulator's never-answer front → timeout every time", async () => {
     const ep = await endpoint('never-answer', 'TLSv1.3');
-    expect(await verdicts(() => probeOpts(ep.port, {timeoutMs: 50}), 10)).toEqual({
+    // Over a stream from `connect`: the time limit passes once the connection is open and the ClientHello sent.
+    const opts = (): TlsProbeOpts => {
+      const clock = new FakeClock();
+      const connect = async (): Promise<Duplex> => {
+        const stream = await tcp(ep.port);
+        setImmediate(() => clock.advance(50));
+        return stream;
+      };
+      return probeOpts(ep.port, {timeoutMs: 50, clock, connect});
+    };
+    expect(await verdicts(opts, 10)).toEqual({
       [`timeout: the builder at 127.0.0.1:${ep.port} never completed a TLS handshake within 50 ms (it accepted the connection)`]: 10
     });
   });

@@ -1,9 +1,9 @@
 import type {BuilderDetails, BuilderMetadata} from '../api/types.js';
-import {abortReason} from '../clock.js';
+import {abortReason, type Clock} from '../clock.js';
 import {DeadlineError, linkedSignal} from '../deadline.js';
 import {ApiError, errorMessage} from '../errors.js';
 import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
-import type {BuilderApi} from './builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 import type {ReadyBuilder} from './readiness.js';
 import type {TlsProbe} from './tls-probe.js';
 
@@ -16,6 +16,8 @@ export interface BuilderHealthOpts {
   signal?: AbortSignal;
   /** Time limit of each of the two calls (the details request, then the TLS probe). Default 5000. */
   timeoutMs?: number;
+  /** What measures the details request's time limit. Default: the system clock. */
+  clock?: Clock;
 }
 
 export const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
@@ -54,6 +56,7 @@ export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHea
   const limit = linkedSignal({
     parents: [opts.signal],
     timeoutMs,
+    clock: opts.clock,
     onTimeout: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
   });
   try {
@@ -72,7 +75,7 @@ export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHea
 
   const {hostname, port} = builder.endpoint;
   try {
-    await opts.probe({hostname, port, pems: builder.pems, timeoutMs, ...(opts.signal ? {signal: opts.signal} : {})});
+    await opts.probe({hostname, port, pems: builder.pems, timeoutMs, signal: opts.signal});
   } catch (e) {
     throwIfAborted(opts.signal);
     return notReady(`the TLS check of ${hostname}:${port} failed: ${errorMessage(e)}`);

@@ -1,8 +1,8 @@
-import {abortReason, systemClock, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import {systemClock, type Clock} from '../clock.js';
+import {DeadlineError, withDeadline} from '../deadline.js';
 import {errorMessage} from '../errors.js';
 import {nullLogger, type Logger} from '../logger.js';
-import type {BuilderApi} from './builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 import {goneAnswerOf, lostStatusOf} from './builder-health.js';
 import type {ReadyBuilder} from './readiness.js';
 import {registerSecret} from './secrets.js';
@@ -197,40 +197,12 @@ export class BuilderWatchdog {
    * Runs one call with a signal that aborts at the time limit (on the clock, so tests drive it) or when
    * watching ends; settles at that moment even if the call ignores its signal.
    */
-  async #limited<T>(ms: number, onTimeout: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const expired = new AbortController();
-    const link = linkedSignal({parents: [this.#halt.signal, expired.signal]});
-    const timer = new AbortController();
-    this.#clock.sleep(ms, timer.signal).then(
-      () => expired.abort(new DeadlineError(onTimeout)),
-      () => undefined
+  #limited<T>(ms: number, onTimeout: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline(
+      {parents: [this.#halt.signal], timeoutMs: ms, clock: this.#clock, onTimeout: () => new DeadlineError(onTimeout)},
+      call
     );
-    try {
-      return await settleOrAbort((async () => call(link.signal))(), link.signal);
-    } finally {
-      timer.abort();
-      link.dispose();
-    }
   }
-}
-
-/** `p`'s outcome, or the signal's reason as soon as it aborts (p is then left to settle unobserved). */
-function settleOrAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    p.then(
-      v => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      }
-    );
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, {once: true});
-  });
 }
 
 function positive(name: string, ms: number): number {

@@ -72,14 +72,14 @@ export async function createLocalFallbackBuilder(opts: LocalFallbackOpts): Promi
   opts.state.save(FALLBACK_BUILDER_STATE, name);
   const res = await opts.exec.run(docker, ['buildx', 'create', '--name', name, '--driver', 'docker-container'], {
     timeoutMs,
-    ...(opts.signal ? {signal: opts.signal} : {})
+    signal: opts.signal
   });
   if (res.exitCode !== 0) {
     const why = res.killed === 'timeout' ? `no answer within ${timeoutMs} ms` : lastLine(res);
     throw new BuildxError(`Failed to create the local fallback builder "${name}": ${why}`);
   }
   const buildx = new Buildx({exec: opts.exec, docker, logger: opts.logger});
-  const inspectOutput = await buildx.bootstrap(name, {timeoutMs, ...(opts.signal ? {signal: opts.signal} : {})});
+  const inspectOutput = await buildx.bootstrap(name, {timeoutMs, signal: opts.signal});
   return {name, inspectOutput};
 }
 

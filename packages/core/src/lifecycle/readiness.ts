@@ -7,7 +7,7 @@ import type {Logger} from '../logger.js';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
 import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
-import type {BuilderApi} from './builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 import {ReadinessProgress, describeStage, type BuilderStage} from './readiness-progress.js';
 import {registerSecret} from './secrets.js';
 import {TlsProbeError, type TlsProbe} from './tls-probe.js';
@@ -37,10 +37,10 @@ export interface PollSchedule {
   maxBackoffMs: number;
 }
 
-/** 4 requests/s at most: a median detection lag of ~125 ms from polling. */
 /** Time limit of one TLS probe (less when the readiness deadline is nearer). */
 const PROBE_TIMEOUT_MS = 5000;
 
+/** 4 requests/s at most: a median detection lag of ~125 ms from polling. */
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = {intervalMs: 250, probeIntervalMs: 250, maxBackoffMs: 2000};
 
 export interface ReadinessOpts {
@@ -165,10 +165,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     let wait = schedule.intervalMs;
     if (!complete) {
       // Each request ends at the deadline (a hanging request must not carry us past it), with a reason that says so.
-      // (Measured on the clock, cut by a real timer: a fake clock's sleeps return at once, so it cannot time I/O.)
       const limit = linkedSignal({
         parents: [opts.signal],
         timeoutMs: remaining,
+        clock,
         onTimeout: () => new DeadlineError(`the details request got no answer before the readiness deadline`)
       });
       try {
@@ -238,7 +238,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         return {
           id: builderId,
           endpoint,
-          ...(details.arch ? {arch: details.arch} : {}),
+          arch: details.arch || undefined,
           platforms: platformsFromArch(details.arch),
           pems,
           detailsRequests: requests,
@@ -289,7 +289,7 @@ function examine(builderId: string, details: BuilderDetails, logger: Logger): Ve
     return {
       kind: 'pending',
       why: `details lack ${missing.join(', ')}${status ? ` (status "${status}")` : ''}`,
-      stage: {kind: 'pending', ...(status ? {status} : {}), missing},
+      stage: {kind: 'pending', status: status || undefined, missing},
       saysReady: status === 'ready'
     };
   if (status !== undefined && status !== 'ready')

@@ -3,7 +3,7 @@ import {type Clock, systemClock} from '../clock.js';
 import {DeadlineError, linkedSignal} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
-import type {BuilderApi} from './builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 
 export interface TeardownReport {
   /** Torn down by this call. */
@@ -48,10 +48,10 @@ export async function teardownBuilders(
   const pauseMs = opts.pauseMs ?? 500;
   const budgetMs = opts.timeoutMs ?? 30000;
   const deadline = clock.now() + budgetMs;
-  // Waits and time checks use the clock; only a request in flight is cut by a real timer (a fake clock's sleeps
-  // return at once, so it cannot time work that does not sleep).
+  // The budget also cuts a request in flight.
   const limit = linkedSignal({
     timeoutMs: budgetMs,
+    clock,
     onTimeout: () => new DeadlineError(`no answer within the teardown budget of ${budgetMs} ms`)
   });
   const {signal} = limit;

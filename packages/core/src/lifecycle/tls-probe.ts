@@ -2,7 +2,9 @@ import {isIP} from 'node:net';
 import type {Duplex} from 'node:stream';
 import {checkServerIdentity, connect, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
+import {clockTimer, systemClock, type Clock} from '../clock.js';
 import {h2ClientPreface, readH2ServerStart} from './h2-preface.js';
+import {tlsAlert, VERIFY_ERRORS} from './tls-alerts.js';
 
 export interface TlsProbeOpts {
   hostname: string;
@@ -10,6 +12,8 @@ export interface TlsProbeOpts {
   pems: BuilderPems;
   /** Time limit of one probe, connection included. */
   timeoutMs: number;
+  /** What measures timeoutMs (its timer). Default: a real timer. */
+  clock?: Clock;
   signal?: AbortSignal;
   /**
    * Opens the stream the TLS connection runs over (e.g. an HTTP proxy tunnel); by default a direct TCP
@@ -45,57 +49,6 @@ export class TlsProbeError extends Error {
  * may inject their own.
  */
 export type TlsProbe = (opts: TlsProbeOpts) => Promise<void>;
-
-/** Alerts (RFC 8446 §6.2) by which a server refuses the client's certificate. */
-const CERTIFICATE_ALERTS: Record<number, string> = {
-  42: 'bad certificate',
-  43: 'unsupported certificate',
-  44: 'certificate revoked',
-  45: 'certificate expired',
-  46: 'certificate unknown',
-  48: 'unknown CA',
-  49: 'access denied',
-  116: 'certificate required'
-};
-
-/** Other alerts, named in messages. */
-const OTHER_ALERTS: Record<number, string> = {
-  0: 'close notify',
-  10: 'unexpected message',
-  20: 'bad record MAC',
-  22: 'record overflow',
-  40: 'handshake failure',
-  47: 'illegal parameter',
-  50: 'decode error',
-  51: 'decrypt error',
-  70: 'protocol version',
-  71: 'insufficient security',
-  80: 'internal error',
-  86: 'inappropriate fallback',
-  90: 'user canceled',
-  109: 'missing extension',
-  110: 'unsupported extension',
-  112: 'unrecognized name',
-  113: 'bad certificate status response',
-  115: 'unknown PSK identity',
-  120: 'no application protocol'
-};
-
-/** Texts of the verification errors Node reports as codes (OpenSSL's X509_verify_cert_error_string). */
-const VERIFY_ERRORS: Record<string, string> = {
-  UNABLE_TO_GET_ISSUER_CERT: 'unable to get issuer certificate',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'unable to get local issuer certificate',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the first certificate',
-  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in certificate chain',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
-  CERT_SIGNATURE_FAILURE: 'certificate signature failure',
-  CERT_NOT_YET_VALID: 'certificate is not yet valid',
-  CERT_HAS_EXPIRED: 'certificate has expired',
-  CERT_UNTRUSTED: 'certificate not trusted',
-  CERT_REJECTED: 'certificate rejected',
-  INVALID_CA: 'invalid CA certificate',
-  INVALID_PURPOSE: 'unsupported certificate purpose'
-};
 
 const NOT_LISTENING = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
@@ -149,7 +102,7 @@ export const mutualTlsProbe: TlsProbe = opts =>
     const settle = (err?: TlsProbeError): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      stopTimer.abort();
       opts.signal?.removeEventListener('abort', onAbort);
       limit.abort();
       socket?.destroy();
@@ -173,7 +126,8 @@ export const mutualTlsProbe: TlsProbe = opts =>
           `allows client authentication); if it does, nothing serves behind the builder's TLS front yet`,
         code
       );
-    const timer = setTimeout(() => {
+    const stopTimer = new AbortController();
+    const onTimeout = (): void => {
       if (handshakeDone) {
         return settle(
           new TlsProbeError(
@@ -190,7 +144,8 @@ export const mutualTlsProbe: TlsProbe = opts =>
           `the builder at ${where} never completed a TLS handshake within ${opts.timeoutMs} ms (${how})`
         )
       );
-    }, opts.timeoutMs);
+    };
+    clockTimer(opts.clock ?? systemClock)(opts.timeoutMs, stopTimer.signal).then(onTimeout, () => undefined);
     opts.signal?.addEventListener('abort', onAbort, {once: true});
 
     const onError = (err: NodeJS.ErrnoException): void => {
@@ -236,7 +191,9 @@ export const mutualTlsProbe: TlsProbe = opts =>
       let identityError: Error | undefined;
       try {
         socket = connect({
-          ...(stream ? {socket: stream} : {port: opts.port}),
+          // Over `stream` when there is one (the port is then unused).
+          socket: stream,
+          port: opts.port,
           host: opts.hostname,
           ca: opts.pems.ca,
           cert: opts.pems.cert,
@@ -245,7 +202,7 @@ export const mutualTlsProbe: TlsProbe = opts =>
           // Verified below, so that a refused server certificate is told apart from other failures.
           rejectUnauthorized: false,
           checkServerIdentity: (host, cert) => (identityError = checkServerIdentity(host, cert)),
-          ...(isIP(opts.hostname) ? {} : {servername: opts.hostname})
+          servername: isIP(opts.hostname) ? undefined : opts.hostname
         });
       } catch (e) {
         // An unusable key or a key that does not match the certificate fails before any connection.
@@ -323,22 +280,6 @@ export const mutualTlsProbe: TlsProbe = opts =>
         }
       );
   });
-
-/** The alert in a TLS error, if it is one: its name and whether it refuses a certificate. */
-function tlsAlert(err: NodeJS.ErrnoException): {name: string; certificate: boolean} | undefined {
-  const n = /SSL alert number (\d+)/.exec(err.message ?? '');
-  if (n) {
-    const num = Number(n[1]);
-    if (CERTIFICATE_ALERTS[num]) return {name: CERTIFICATE_ALERTS[num], certificate: true};
-    return {name: OTHER_ALERTS[num] ?? `alert ${num}`, certificate: false};
-  }
-  // e.g. ERR_SSL_TLSV1_ALERT_UNKNOWN_CA, ERR_SSL_SSL/TLS_ALERT_BAD_CERTIFICATE
-  const m = /_ALERT_([A-Z0-9_]+)$/.exec(err.code ?? '');
-  if (!m) return undefined;
-  const name = (m[1] as string).toLowerCase().replace(/_/g, ' ');
-  const known = Object.values(CERTIFICATE_ALERTS).find(a => a.toLowerCase() === name);
-  return known ? {name: known, certificate: true} : {name, certificate: false};
-}
 
 /** authorizationError is typed as an Error but Node sets the verification error's code (a string). */
 function verifyCode(e: unknown): string {

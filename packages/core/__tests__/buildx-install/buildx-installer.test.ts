@@ -26,6 +26,7 @@ import {buildxPlatform} from '../../src/buildx-install/buildx-platform.js';
 import {BuildxReleases} from '../../src/buildx-install/buildx-releases.js';
 import {DirToolCache} from '../../src/buildx-install/dir-tool-cache.js';
 import {ReleaseHttp} from '../../src/buildx-install/release-http.js';
+import {removeInstalledBuildx} from '../../src/provisioning/step-buildx.js';
 import {FakeBuildxReleases, writeFakeDocker} from '../../../emulator/src/testing/fake-buildx-releases.js';
 import {ForwardProxy} from '../../../emulator/src/testing/forward-proxy.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
@@ -366,7 +367,8 @@ describe('the private DOCKER_CONFIG', () => {
     expect(readFileSync(join(user, 'config.json'), 'utf8')).toBe(userBefore);
     expect(await dockerRun(['buildx', 'version'], {})).toContain('v0.10.0');
 
-    got.remove();
+    // What post does with it (removeInstalledBuildx): the private folder goes, the user's entries stay.
+    removeInstalledBuildx({logger: new RecordingLogger()}, dir);
     expect(existsSync(dir)).toBe(false);
     expect(readFileSync(join(user, 'buildx', 'current'), 'utf8')).toBe('rb-builder');
     expect(existsSync(join(user, 'cli-plugins', 'docker-compose'))).toBe(true);

@@ -42,8 +42,6 @@ export interface InstalledBuildx {
   cachedPath: string;
   /** True when the tool cache had it (nothing was downloaded). */
   fromCache: boolean;
-  /** Deletes the private DOCKER_CONFIG (its links only: the user's config and builders stay). */
-  remove(): void;
 }
 
 /**
@@ -122,8 +120,7 @@ export class BuildxInstaller {
       dockerConfig: dir,
       pluginPath: installed.pluginPath,
       cachedPath,
-      fromCache,
-      remove: () => rmSync(dir, {recursive: true, force: true})
+      fromCache
     };
   }
 

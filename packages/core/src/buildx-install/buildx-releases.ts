@@ -1,3 +1,4 @@
+import {RELEASE_VERSION} from '../docker/version-gate.js';
 import {BuildxInstallError, USE_RUNNER_BUILDX} from './buildx-install-error.js';
 import {ReleaseHttp} from './release-http.js';
 
@@ -30,9 +31,10 @@ export class BuildxReleases {
     const target = await this.http.redirectTarget(url, {
       what: 'find the latest buildx release',
       hint: status => releaseHint(status, `set buildx-version to a release such as v0.19.3`),
-      ...(signal ? {signal} : {})
+      signal
     });
-    const m = /\/releases\/tag\/v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\/?$/.exec(new URL(target).pathname);
+    const tag = /\/releases\/tag\/([^/]+)\/?$/.exec(new URL(target).pathname)?.[1];
+    const m = tag === undefined ? null : RELEASE_VERSION.exec(tag);
     if (!m) {
       throw new BuildxInstallError(
         `Failed to find the latest buildx release: ${url} redirects to ${target}, which names no release ` +
@@ -52,7 +54,7 @@ export class BuildxReleases {
     return this.http.text(this.assetUrl(version, 'checksums.txt'), {
       what: `download checksums.txt of buildx v${version}`,
       hint: status => releaseHint(status, `check that v${version} is a buildx release at ${this.baseUrl}/releases`),
-      ...(signal ? {signal} : {})
+      signal
     });
   }
 
@@ -69,7 +71,7 @@ export class BuildxReleases {
           status,
           `check that v${version} is a buildx release with an asset ${asset} at ${this.baseUrl}/releases`
         ),
-      ...(signal ? {signal} : {})
+      signal
     });
   }
 }

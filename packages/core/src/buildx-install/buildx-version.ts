@@ -1,3 +1,4 @@
+import {RELEASE_VERSION} from '../docker/version-gate.js';
 import {InputError} from '../errors.js';
 
 /** The input that asks for a buildx; named in every error about it. */
@@ -9,9 +10,6 @@ export const BUILDX_VERSION_INPUT = 'buildx-version';
  */
 export type BuildxVersionRequest = {kind: 'runner'} | {kind: 'latest'} | {kind: 'release'; version: string};
 
-// A release tag of docker/buildx, v optional: 0.19.3, v0.19.3, v0.20.0-rc1.
-const RELEASE = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$/;
-
 /**
  * Parses `buildx-version` ('' → the runner's buildx; `latest`; `v0.19.3` or `0.19.3`). Anything else throws an
  * InputError naming the input and the accepted forms, before anything is downloaded or assigned.
@@ -20,7 +18,7 @@ export function parseBuildxVersion(input: string | undefined): BuildxVersionRequ
   const value = (input ?? '').trim();
   if (value === '') return {kind: 'runner'};
   if (value.toLowerCase() === 'latest') return {kind: 'latest'};
-  const m = RELEASE.exec(value);
+  const m = RELEASE_VERSION.exec(value);
   if (m) return {kind: 'release', version: m[1] as string};
   throw new InputError(
     BUILDX_VERSION_INPUT,

@@ -146,9 +146,9 @@ export class ReleaseHttp {
       const stall = `no data for ${this.idleTimeoutMs} ms`;
       let timedOut = false;
       const req = (secure ? https : http).get(target, {
-        ...(agent ? {agent} : {}),
+        agent,
         headers: {'user-agent': 'remote-builder-actions', accept: '*/*'},
-        ...(get.signal ? {signal: get.signal} : {})
+        signal: get.signal
       });
       const done = (): void => {
         req.destroy();
@@ -196,7 +196,7 @@ export class ReleaseHttp {
     return new BuildxInstallError(`Failed to ${get.what} from ${url}: ${why}${hint ? ` (${hint})` : ''}`, {
       failure: status === undefined ? 'network' : 'http',
       url,
-      ...(status !== undefined ? {status} : {}),
+      status,
       cause
     });
   }

@@ -14,6 +14,7 @@ import {lastLine, NodeExec, type Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {BuildxError} from './buildx-error.js';
+import {findBuildxPlugin, runPluginVersion} from './buildx-plugin.js';
 import {BuildxUnavailableError} from './buildx-unavailable.js';
 import {dockerInfoArgs, parseImageStore, type ImageStoreProbe} from './image-store.js';
 import {checkNodesUp} from './nodes-down.js';
@@ -52,10 +53,26 @@ export class Buildx {
    * The buildx version as docker's actions read it (Buildx.parseVersion): "0.13.1", or a dev build's
    * 7-hex commit (which satisfies every version gate). Throws BuildxUnavailableError when docker or buildx
    * cannot run (with docker's own reason and the fix), a BuildxError when the output has no version, and a
-   * BuildxError naming the cancellation when `signal` stopped it.
+   * BuildxError naming the cancellation when `signal` stopped it. Asks the plugin directly when it is found
+   * as docker finds it (findBuildxPlugin; `plugin` gives one, false asks docker only), else, or when the
+   * plugin does not answer, `docker buildx version`.
    */
-  async version(opts: {signal?: AbortSignal; alternative?: string} = {}): Promise<string> {
+  async version(opts: {signal?: AbortSignal; alternative?: string; plugin?: string | false} = {}): Promise<string> {
     const timeoutMs = 15000;
+    const plugin = opts.plugin ?? findBuildxPlugin({docker: this.docker, env: {...process.env, ...this.env}});
+    const direct = plugin
+      ? await runPluginVersion(plugin, {
+          exec: this.exec,
+          logger: this.logger,
+          env: this.env,
+          timeoutMs,
+          signal: opts.signal
+        })
+      : undefined;
+    if (direct?.killed === 'aborted')
+      throw new BuildxError('`docker buildx version` was stopped: the step was cancelled');
+    const answered = direct && Buildx.parseVersion(direct.stdout);
+    if (answered) return answered;
     const res = await this.run(versionArgs(), {silent: true, timeoutMs, signal: opts.signal});
     const unavailable = BuildxUnavailableError.fromResult(res, {
       docker: this.docker,
@@ -207,7 +224,7 @@ export class Buildx {
   }
 
   private run(args: string[], opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}) {
-    return this.exec.run(this.docker, args, {...opts, ...(this.env ? {env: this.env} : {})});
+    return this.exec.run(this.docker, args, {...opts, env: this.env});
   }
 }
 

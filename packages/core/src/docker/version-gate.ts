@@ -1,5 +1,11 @@
 import satisfies from 'semver/functions/satisfies.js';
 
+/**
+ * A release version as buildx tags its releases, the "v" optional: 0.19.3, v0.19.3, v0.20.0-rc1. Group 1 is
+ * the version without the "v". The one pattern for `buildx-version` and the latest release's tag.
+ */
+export const RELEASE_VERSION = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$/;
+
 /** A dev build of buildx reports a 7-hex git commit instead of a version (see Buildx.parseVersion). */
 const DEV_BUILD = /^[0-9a-f]{7}$/;
 

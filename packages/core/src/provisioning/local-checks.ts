@@ -26,7 +26,7 @@ export async function requireBuildx(
 ): Promise<string> {
   let version: string;
   try {
-    version = await buildx.version({signal, ...(alternative ? {alternative} : {})});
+    version = await buildx.version({signal, alternative});
   } catch (e) {
     if (signal?.aborted) throw e;
     throw new Error(note ? `${errorMessage(e)}; ${note}` : errorMessage(e), {cause: e});

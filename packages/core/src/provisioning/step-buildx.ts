@@ -74,10 +74,10 @@ export async function setUpStepBuildx(opts: SetUpStepBuildxOpts): Promise<StepBu
     new BuildxInstaller({
       env: io.env,
       logger: io.logger,
-      ...(toolCache ? {toolCache} : {}),
-      ...(releasesUrl
-        ? {releases: new BuildxReleases({baseUrl: releasesUrl, http: new ReleaseHttp({env: io.env})})}
-        : {})
+      toolCache,
+      releases: releasesUrl
+        ? new BuildxReleases({baseUrl: releasesUrl, http: new ReleaseHttp({env: io.env})})
+        : undefined
     });
   const title =
     request.kind === 'latest'
@@ -88,7 +88,7 @@ export async function setUpStepBuildx(opts: SetUpStepBuildxOpts): Promise<StepBu
   const installed = await io.logger.group(title, async () => {
     if (releasesUrl) io.logger.info(`Downloading from ${releasesUrl} (${Env.BuildxReleasesUrl})`);
     try {
-      return await installer.install(request, opts.signal ? {signal: opts.signal} : {});
+      return await installer.install(request, {signal: opts.signal});
     } catch (e) {
       throw opts.signal?.aborted ? cancellation(opts.signal, 'while installing buildx; nothing was assigned') : e;
     }

@@ -8,23 +8,18 @@ import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
-import {stats, type Stats} from './stats.js';
+import {peerRows} from './peers.js';
+import type {Row} from './row.js';
+import {stats} from './stats.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const CONFIGURE = join(root, 'dist', 'configure');
-const BUILD_PUSH = join(root, 'dist', 'build-push');
+/** The bundles measured: BENCH_DIST (e.g. a private `node scripts/bundle.mjs --out DIR`), else dist/. */
+const DIST = resolve(process.env['BENCH_DIST'] || join(root, 'dist'));
+const CONFIGURE = join(DIST, 'configure');
+const BUILD_PUSH = join(DIST, 'build-push');
 const FAKE_DOCKER = join(root, 'packages', 'emulator', 'fake-docker');
 const API_KEY = 'bench-key';
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 20);
-
-interface Row {
-  figure: string;
-  case: string;
-  unit: string;
-  stats: Stats;
-  goal?: string;
-  extra?: Record<string, number | string>;
-}
 
 const rows: Row[] = [];
 
@@ -87,7 +82,7 @@ async function configureJob(
     });
     if (post.exitCode !== 0) throw new Error(`configure post failed: ${post.stdout}`);
   }
-  return {main, ...(post ? {post} : {}), spawnedAt, ...(readyLineAt !== undefined ? {readyLineAt} : {}), work};
+  return {main, post, spawnedAt, readyLineAt, work};
 }
 
 function idsOf(main: ActionRunResult): string[] {
@@ -124,12 +119,14 @@ async function readinessLag(delays: number[], latencyMs: number): Promise<void> 
         rates.push((details - 1) / waitedS);
         rmSync(job.work, {recursive: true, force: true});
       });
+      const s = stats(lags);
       rows.push({
         figure: '1 readiness lag',
         case: `D=${d / 1000}s${latencyMs ? `, +${latencyMs}ms API` : ''}`,
         unit: 'ms',
-        stats: stats(lags),
+        stats: s,
         goal: '≤150 median, ≤300 p95',
+        met: s.median <= 150 && s.p95 <= 300,
         extra: {
           'details req/s per builder (max)': Math.max(...rates).toFixed(2),
           'details requests (median)': stats(counts).median
@@ -161,6 +158,7 @@ async function setupOverhead(ns: number[], latencyMs: number): Promise<void> {
           unit: 'ms',
           stats: s,
           goal: n === 8 ? '≤1.3× of 1 builder' : undefined,
+          met: n === 8 && medians[1] ? s.median / medians[1] <= 1.3 : undefined,
           extra: n > 1 && medians[1] ? {'× of 1 builder': (s.median / medians[1]).toFixed(2)} : undefined
         });
       }
@@ -201,7 +199,8 @@ async function billedOverhead(delays: number[]): Promise<void> {
         case: `configure (build step between main and post), D=${d / 1000}s, 1 s build`,
         unit: 'ms',
         stats: stats(overheads),
-        goal: `≤ D + 1000 = ${d + 1000}`
+        goal: `≤ D + 1000 = ${d + 1000}`,
+        met: stats(overheads).median <= d + 1000
       });
     });
   }
@@ -264,7 +263,8 @@ async function billedOverheadBuildPush(delays: number[]): Promise<void> {
         case: `build-push, D=${d / 1000}s, 1 s build`,
         unit: 'ms',
         stats: stats(overheads),
-        goal: `≤ D + 1000 = ${d + 1000}`
+        goal: `≤ D + 1000 = ${d + 1000}`,
+        met: stats(overheads).median <= d + 1000
       });
     });
   }
@@ -291,7 +291,8 @@ async function postDuration(): Promise<void> {
         durations.push(post.durationMs);
         rmSync(work, {recursive: true, force: true});
       });
-      rows.push({figure: '4 post', case: label, unit: 'ms', stats: stats(durations), goal: '≤2000, bounded'});
+      const s = stats(durations);
+      rows.push({figure: '4 post', case: label, unit: 'ms', stats: s, goal: '≤2000, bounded', met: s.p95 <= 2000});
     });
   }
 }
@@ -333,6 +334,7 @@ async function coldStart(): Promise<void> {
       unit: 'ms',
       stats: stats(own),
       goal: '≤120',
+      met: stats(own).median <= 120,
       extra: {'bare node start (median)': stats(bare).median, bundles: sizes}
     });
     rows.push({
@@ -340,21 +342,24 @@ async function coldStart(): Promise<void> {
       case: 'configure: spawn → buildx version → first API request',
       unit: 'ms',
       stats: stats(starts),
-      goal: '≤150',
+      goal: '≤120',
+      met: stats(starts).median <= 120,
       extra: {'bare node start (median)': stats(bare).median, bundles: sizes}
     });
   });
 }
 
 function printTable(): void {
-  const header = ['figure', 'case', 'median', 'p95', 'n', 'goal', 'notes'];
+  const header = ['figure', 'case', 'median', 'p95', 'n', 'peer median', 'goal', 'met', 'notes'];
   const lines = rows.map(r => [
     r.figure,
     r.case,
     `${Math.round(r.stats.median)} ${r.unit}`,
     `${Math.round(r.stats.p95)} ${r.unit}`,
     String(r.stats.n),
+    r.peer ? `${r.peer.name} ${Math.round(r.peer.stats.median)} ${r.unit}` : '',
     r.goal ?? '',
+    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
     Object.entries(r.extra ?? {})
       .map(([k, v]) => `${k}: ${v}`)
       .join('; ')
@@ -370,7 +375,7 @@ async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const want = (k: string): boolean => only.length === 0 || only.includes(k);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
-  console.log(`Benchmarks on ${machine}; ${RUNS} runs per figure (BENCH_RUNS).`);
+  console.log(`Benchmarks on ${machine}; ${RUNS} runs per figure (BENCH_RUNS); bundles in ${DIST}.`);
   if (want('lag')) await readinessLag([0, 1500, 10000], 0);
   if (want('setup')) await setupOverhead([1, 2, 4, 8], 0);
   if (want('billed')) {
@@ -379,17 +384,28 @@ async function main(): Promise<void> {
   }
   if (want('post')) await postDuration();
   if (want('cold')) await coldStart();
+  if (want('peers')) {
+    const dockerCli = process.env['BENCH_DOCKER_CLI'] || undefined;
+    const baseline = process.env['BENCH_BASELINE_DIST'] || undefined;
+    rows.push(...(await peerRows({runs: RUNS, dist: DIST, fakeDocker: FAKE_DOCKER, dockerCli, baseline})));
+  }
   if (want('latency')) {
     await readinessLag([1500], 50);
     await setupOverhead([1], 50);
   }
   printTable();
-  mkdirSync(join(root, 'bench'), {recursive: true});
+  // BENCH_RESULTS: elsewhere than bench/results.json (a trial of some figures, or of private bundles).
+  const out = resolve(process.env['BENCH_RESULTS'] || join(root, 'bench', 'results.json'));
+  mkdirSync(dirname(out), {recursive: true});
   writeFileSync(
-    join(root, 'bench', 'results.json'),
-    JSON.stringify({machine, runs: RUNS, at: new Date().toISOString(), rows}, null, 2) + '\n'
+    out,
+    JSON.stringify(
+      {machine, runs: RUNS, at: new Date().toISOString(), bundles: process.env['BENCH_DIST'] ? DIST : 'dist', rows},
+      null,
+      2
+    ) + '\n'
   );
-  console.log('\nWrote bench/results.json');
+  console.log(`\nWrote ${out}`);
 }
 
 main().catch((e: unknown) => {

@@ -1,26 +1,23 @@
 import {
   annotateBuildChecks,
   BuildCommandError,
+  BuildStep,
   bakeLoadedBuilds,
   cancellation,
   checkMultiPlatformLoad,
   errorMessage,
   formatMetadata,
+  guardPlatforms,
   lastLine,
   newerBuildxHint,
-  offeredPlatforms,
   parseBakeDefinition,
-  platformShortfall,
-  runBuildCommand,
-  runBuildStep,
   targetPlatforms,
   targetSupportsAttestations,
-  type ActionIO,
   type BakeDefinition,
   type BuildContext,
   type BuildMetadata,
-  type BuildStepTools,
   type BuildTarget,
+  type Logger,
   type StepDeps
 } from '@remote-builder-actions/core';
 import {targetResults} from './summary.js';
@@ -48,31 +45,34 @@ interface Prepared {
 }
 
 /** What the bake's own work runs with. */
-interface Step extends BuildStepTools {
-  deps: StepDeps;
+interface Step {
+  step: BuildStep;
   inputs: Inputs;
   /** BUILDX_BAKE_GIT_AUTH_TOKEN for both bake calls; '' for none. */
   token: string;
 }
 
 /**
- * The bake action's main step: validate every input, do the local work (buildx version, `buildx bake
- * --print` to resolve the definition) before anything is assigned, assign and wait, check every target's
- * platforms against the builder's nodes, run `docker buildx bake --builder <ours>`, set docker's `metadata`
- * output and record each target's digest for the job summary (post writes it). With the `builder` input nothing is assigned. After an assignment, the
- * builders are torn down as soon as the bake ends, fails or is cancelled.
+ * The bake action's main step, in order: read and validate every input; open the step (buildx installed,
+ * private folder); the local checks (buildx version gates, `buildx bake --print` to resolve the definition)
+ * before anything is assigned; acquire a builder (assigned, or the `builder` input's: nothing assigned);
+ * bake on it (`docker buildx bake --builder <it>`, after the platform guard of every target; the run records
+ * each target's digest for the job summary post writes, and tears assigned builders down as soon as the bake
+ * ends, fails or is cancelled). docker's `metadata` output is set by the bake itself: also when it fails.
  */
 export async function bake(deps: StepDeps): Promise<BakeResult> {
   const inputs = getInputs(deps.io);
   for (const w of inputWarnings(deps.io, inputs)) deps.io.logger.warning(w);
   const token = gitAuthToken(inputs, deps.io.env);
-  return runBuildStep(deps, {
-    action: 'bake',
-    inputs,
-    secrets: [token],
-    prepare: (tools, version) => prepare({...tools, deps, inputs, token}, version),
-    build: (tools, prepared, target, ctx) => build({...tools, deps, inputs, token}, prepared, target, ctx)
-  });
+  const step = await BuildStep.open(deps, {action: 'bake', inputs, secrets: [token]});
+  const s: Step = {step, inputs, token};
+  try {
+    const prepared = await step.checkLocal(version => checkLocally(s, version));
+    const run = await step.acquire();
+    return await run.build((target, ctx) => build(s, prepared, target, ctx));
+  } finally {
+    step.close();
+  }
 }
 
 /**
@@ -83,15 +83,15 @@ export async function bake(deps: StepDeps): Promise<BakeResult> {
 export const PRINT_TIMEOUT_MS = 120_000;
 
 /** buildx version, docker's version gates, and the definition from `buildx bake --print`. */
-async function prepare(step: Step, version: string): Promise<Prepared> {
-  const {io} = step.deps;
+async function checkLocally(s: Step, version: string): Promise<Prepared> {
+  const {io, signal, github, buildx} = s.step.ctx;
   // The builder is known only once it is ready; the argv built here only checks the gates.
-  const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
+  const inputs: Inputs = {...s.inputs, builder: s.inputs.builder || 'remote-builder'};
   const argsEnv: ArgsEnv = {
     buildxVersion: version,
     definition: {target: {}},
-    metadataFile: step.files.metadataFile,
-    github: step.github,
+    metadataFile: s.step.files.metadataFile,
+    github,
     buildkitSupportsAttestations: false,
     env: io.env
   };
@@ -99,11 +99,11 @@ async function prepare(step: Step, version: string): Promise<Prepared> {
   // docker's gate warnings (an input ignored by this buildx), with the way to a newer one.
   for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(`${w} Fix: ${newerBuildxHint()}.`);
   // The definition is shown in its own group just before the bake.
-  const {definition, printed} = await resolveDefinition(step, argsEnv);
+  const {definition, printed} = await resolveDefinition(s, argsEnv);
   // Targets that load several platforms into an engine on the classic image store fail after the assignment.
-  await checkMultiPlatformLoad(step.buildx, bakeLoadedBuilds(definition, inputs.load), {
+  await checkMultiPlatformLoad(buildx, bakeLoadedBuilds(definition, inputs.load), {
     logger: io.logger,
-    ...(step.deps.signal ? {signal: step.deps.signal} : {}),
+    signal,
     inputs: {load: Input.Load, platforms: Input.Set},
     onePlatform: `the target's "platforms" in the bake file, or "${Input.Set}": <target>.platform=linux/amd64`
   });
@@ -112,18 +112,18 @@ async function prepare(step: Step, version: string): Promise<Prepared> {
 
 /** `docker buildx bake … --print`, with the same files, targets, set, source and workdir as the bake. */
 async function resolveDefinition(
-  step: Step,
+  s: Step,
   env: Pick<ArgsEnv, 'github' | 'buildxVersion'>
 ): Promise<{definition: BakeDefinition; printed: string}> {
-  const {signal} = step.deps;
-  const args = ['buildx', ...getPrintArgs(step.inputs, env)];
-  step.deps.io.logger.info(`Resolving the bake definition: docker ${args.join(' ')}`);
-  const res = await step.exec.run(step.docker, args, {
+  const {io, signal, exec, docker} = s.step.ctx;
+  const args = ['buildx', ...getPrintArgs(s.inputs, env)];
+  io.logger.info(`Resolving the bake definition: docker ${args.join(' ')}`);
+  const res = await exec.run(docker, args, {
     silent: true,
-    cwd: step.inputs.source.workdir,
+    cwd: s.inputs.source.workdir,
     timeoutMs: PRINT_TIMEOUT_MS,
-    ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
-    ...(signal ? {signal} : {})
+    env: tokenEnv(s.token),
+    signal
   });
   if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'while resolving the bake definition');
   if (res.killed === 'timeout') {
@@ -149,27 +149,28 @@ async function resolveDefinition(
   return {definition, printed: res.stdout.trim()};
 }
 
-async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: BuildContext): Promise<BakeResult> {
-  const {io} = step.deps;
+/** One bake on `target` (again on a retry): the platform guard, `docker buildx bake`, its metadata. */
+async function build(s: Step, prepared: Prepared, target: BuildTarget, ctx: BuildContext): Promise<BakeResult> {
+  const {io, buildx} = s.step.ctx;
   const {signal} = ctx;
   const {argsEnv} = prepared;
   const inputs: Inputs = {...prepared.inputs, builder: target.name};
   await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
-  checkPlatforms(io, argsEnv.definition, target);
+  checkPlatforms(io.logger, argsEnv.definition, target);
 
   const {args} = getArgs(inputs, {...argsEnv, buildkitSupportsAttestations: targetSupportsAttestations(target)});
-  const {res, buildMs} = await runBuildCommand(step, io, {
+  const {res, buildMs} = await s.step.runBuildx({
     title: `Baking on builder "${target.name}"`,
     args,
     cwd: inputs.source.workdir,
-    ...(step.token ? {env: {BUILDX_BAKE_GIT_AUTH_TOKEN: step.token}} : {}),
-    ...(signal ? {signal} : {})
+    env: tokenEnv(s.token),
+    signal
   });
   ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`, targets: Object.keys(argsEnv.definition.target)});
   if (signal?.aborted || res.killed === 'aborted') throw cancellation(signal, 'during the bake; the bake was stopped');
 
   // docker sets `metadata` from the metadata file before it reports a failed bake.
-  const {metadata} = step.files.read();
+  const {metadata} = s.step.files.read();
   if (metadata) {
     await io.logger.group('Metadata', async () => {
       const text = formatMetadata(metadata);
@@ -177,52 +178,43 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
       io.setOutput(Output.Metadata, text);
     });
   }
-  await annotateBuildChecks({io, buildx: step.buildx, action: 'bake', metadata});
+  await annotateBuildChecks({io, buildx, action: 'bake', metadata});
   if (res.exitCode !== 0) {
     throw new BuildCommandError(`buildx bake failed with: ${lastLine(res)}`, `${res.stderr}\n${res.stdout}`);
   }
 
   ctx.reportResult({builder: target.name, targets: targetResults(argsEnv.definition, metadata)});
   return {
-    ...(metadata ? {metadata} : {}),
+    metadata,
     definition: argsEnv.definition,
     builderName: target.name,
     args: ['buildx', ...args]
   };
 }
 
+/** BUILDX_BAKE_GIT_AUTH_TOKEN for the bake calls; none without a token. */
+function tokenEnv(token: string): Record<string, string> | undefined {
+  return token ? {BUILDX_BAKE_GIT_AUTH_TOKEN: token} : undefined;
+}
+
 /**
- * Fails before building when a target of the definition asks for an architecture no node offers (spec §1
- * rule 4, §7: the bake would fail with "exec format error"), naming every such target.
+ * The platform guard for every target of the definition (the bake would fail with "exec format error"),
+ * naming each short target and how to leave the architectures out (the bake file, or `set`).
  */
-function checkPlatforms(io: ActionIO, definition: BakeDefinition, target: BuildTarget): void {
-  const wanted = Object.entries(definition.target)
-    .map(([name, t]) => ({name, platforms: targetPlatforms(t)}))
-    .filter(t => t.platforms.length > 0);
-  if (wanted.length === 0) return;
-  if (offeredPlatforms(target).length === 0) {
-    io.logger.debug(`bake: platform check skipped: builder "${target.name}" reports no node platforms`);
-    return;
-  }
-  const short = wanted.flatMap(t => {
-    const s = platformShortfall(target, t.platforms);
-    return s ? [{...t, missing: s.missing}] : [];
+function checkPlatforms(logger: Logger, definition: BakeDefinition, target: BuildTarget): void {
+  const requests = Object.entries(definition.target).map(([name, t]) => ({
+    who: `Bake target "${name}"`,
+    name,
+    platforms: targetPlatforms(t)
+  }));
+  const nameOf = new Map(requests.map(r => [r.who, r.name]));
+  guardPlatforms(target, requests, {
+    logger,
+    what: "the targets' platforms",
+    drop: (short, missing) => {
+      const keep = short.filter(r => r.kept.length > 0).map(r => `"${nameOf.get(r.who)}.platform=${r.kept.join(',')}"`);
+      const whose = short.length === 1 ? "the target's platforms" : "those targets' platforms";
+      return `drop ${missing.join(' and ')} from ${whose} (in the bake file${keep.length > 0 ? `, or with the "${Input.Set}" input, e.g. ${keep.join(', ')}` : ''})`;
+    }
   });
-  const all = platformShortfall(
-    target,
-    short.flatMap(t => t.platforms)
-  );
-  if (short.length === 0 || !all) return;
-  const asks = short
-    .map(t => `target "${t.name}" asks for ${t.missing.join(', ')} (platforms ${t.platforms.join(',')})`)
-    .join('; ');
-  const keep = short
-    .map(t => ({name: t.name, rest: t.platforms.filter(p => !platformShortfall(target, [p]))}))
-    .filter(t => t.rest.length > 0)
-    .map(t => `"${t.name}.platform=${t.rest.join(',')}"`);
-  const whose = short.length === 1 ? "the target's platforms" : "those targets' platforms";
-  const drop = `drop ${all.missing.join(' and ')} from ${whose} (in the bake file${keep.length > 0 ? `, or with the "${Input.Set}" input, e.g. ${keep.join(', ')}` : ''})`;
-  throw new Error(
-    `Bake ${asks}, but no node of builder "${target.name}" offers ${all.missing.length === 1 ? 'it' : 'them'} (it has ${all.has}); the bake would fail with "exec format error". Fix: ${all.fix}, or ${drop}`
-  );
 }

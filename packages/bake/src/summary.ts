@@ -14,6 +14,6 @@ export function targetResults(definition: BakeDefinition, metadata: BuildMetadat
     const entry = metadata?.[name];
     const digest =
       entry && typeof entry === 'object' ? (entry as Record<string, unknown>)['containerimage.digest'] : undefined;
-    return {name, platforms: targetPlatforms(target), ...(typeof digest === 'string' ? {digest} : {})};
+    return {name, platforms: targetPlatforms(target), digest: typeof digest === 'string' ? digest : undefined};
   });
 }

@@ -72,7 +72,9 @@ describe('buildPush on a shared builder (builder input)', () => {
     const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nEndpoint: tcp://h:1\nStatus: running\n');
     const r = fakeIO({builder: 'shared', context: '.', platforms: 'linux/arm64'});
     const res = await buildPush({io: r.io, exec: docker});
-    expect(r.lines).toContain('debug: build-push: platform check skipped: builder "shared" reports no node platforms');
+    expect(r.lines).toContain(
+      'debug: Cannot check "platforms" against builder "shared": its nodes report no platforms'
+    );
     expect(res.digest).toBe('sha256:dig');
     expect(r.outputs).toEqual({
       imageid: 'sha256:iid',
@@ -93,7 +95,7 @@ describe('buildPush on a shared builder (builder input)', () => {
     );
     const r = fakeIO({builder: 'shared', context: '.', platforms: 'linux/amd64,linux/arm64'});
     await expect(buildPush({io: r.io, exec: docker})).rejects.toThrow(
-      /asks for arm64, but no node of builder "shared" offers it \(it has amd64, 386\).*use a builder with a arm64 node/
+      /^Input "platforms" asks for arm64 \(platforms linux\/amd64,linux\/arm64\), but no node of builder "shared" offers it \(it has amd64, 386\).*use a builder with a arm64 node .*, or leave it out of "platforms"$/
     );
     expect(docker.calls.some(c => c[1] === 'build')).toBe(false);
   });

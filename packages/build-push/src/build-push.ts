@@ -1,23 +1,20 @@
 import {
   annotateBuildChecks,
   BuildCommandError,
+  BuildStep,
   InputError,
   SecretStore,
   cancellation,
   checkMultiPlatformLoad,
   formatMetadata,
+  guardPlatforms,
   lastLine,
-  offeredPlatforms,
-  platformShortfall,
-  runBuildCommand,
-  runBuildStep,
   targetSupportsAttestations,
   newerBuildxHint,
   versionAtLeast,
   type ActionIO,
   type BuildContext,
   type BuildResult,
-  type BuildStepTools,
   type BuildTarget,
   type ExecResult,
   type StepDeps
@@ -41,53 +38,50 @@ interface Prepared {
 }
 
 /**
- * The build-push action's main step: validate every input, do the local work (buildx version, secrets,
- * argv) before anything is assigned, assign and wait, check the builder's platforms, run
- * `docker buildx build --builder <ours>`, set docker's outputs and record what it built for the job summary
- * (post writes it). With the `builder`
- * input nothing is assigned: the build runs on that builder. After an assignment, any failure or
- * cancellation tears the builders down before main ends.
+ * The build-push action's main step, in order: read and validate every input; open the step (buildx
+ * installed, private folder); the local checks (buildx version gates, load, secrets, argv) before anything is
+ * assigned; acquire a builder (assigned, or the `builder` input's: nothing assigned); build on it (`docker
+ * buildx build --builder <it>`, after the platform guard; the run records it for the job summary post writes,
+ * and tears assigned builders down as soon as it ends, fails or is cancelled); set docker's outputs.
  */
 export async function buildPush(deps: StepDeps): Promise<BuildPushResult> {
   const inputs = getInputs(deps.io);
-  return runBuildStep(deps, {
-    action: 'build-push',
-    inputs,
-    prepare: (tools, version) => prepare({...tools, deps, inputs}, version),
-    build: (tools, prepared, target, ctx) => build({...tools, deps, inputs}, prepared, target, ctx)
-  });
-}
-
-/** What the build's own work runs with. */
-interface Step extends BuildStepTools {
-  deps: StepDeps;
-  inputs: Inputs;
+  const step = await BuildStep.open(deps, {action: 'build-push', inputs});
+  try {
+    const prepared = await step.checkLocal(version => checkLocally(step, inputs, version));
+    const run = await step.acquire();
+    const built = await run.build((target, ctx) => build(step, prepared, target, ctx));
+    setOutputs(step.ctx.io, built);
+    return built;
+  } finally {
+    step.close();
+  }
 }
 
 /** The buildx version gates, secret files and a first argv (which checks docker's buildx version gates). */
-async function prepare(step: Step, version: string): Promise<Prepared> {
-  const {io} = step.deps;
+async function checkLocally(step: BuildStep, given: Inputs, version: string): Promise<Prepared> {
+  const {io, signal, github} = step.ctx;
   // Refused by older buildx: found out before anything is assigned.
-  if (step.inputs.push && step.inputs.load) checkPushAndLoad(version);
+  if (given.push && given.load) checkPushAndLoad(version);
   // Several platforms loaded into an engine on the classic image store fail after the assignment.
-  if (step.inputs.load) {
-    await checkMultiPlatformLoad(step.buildx, [{platforms: step.inputs.platforms}], {
+  if (given.load) {
+    await checkMultiPlatformLoad(step.ctx.buildx, [{platforms: given.platforms}], {
       logger: io.logger,
-      ...(step.deps.signal ? {signal: step.deps.signal} : {}),
+      signal,
       inputs: {load: Input.Load, platforms: Input.Platforms}
     });
   }
   // The builder is known only once it is ready; the argv built here only checks the gates.
-  const inputs: Inputs = {...step.inputs, builder: step.inputs.builder || 'remote-builder'};
-  const defaultContext = defaultGitContext(step.github, version);
+  const inputs: Inputs = {...given, builder: given.builder || 'remote-builder'};
+  const defaultContext = defaultGitContext(github, version);
   const context = renderContext(inputs, defaultContext);
   const store = new SecretStore({dir: step.files.dir, logger: io.logger});
   const argsEnv: ArgsEnv = {
     buildxVersion: version,
     context,
     defaultContext,
-    github: step.github,
-    secrets: resolveSecrets(inputs, context, defaultContext, store, step.github, io.logger),
+    github,
+    secrets: resolveSecrets(inputs, context, defaultContext, store, github, io.logger),
     imageIdFile: step.files.imageIdFile,
     metadataFile: step.files.metadataFile,
     buildkitSupportsAttestations: false,
@@ -98,28 +92,40 @@ async function prepare(step: Step, version: string): Promise<Prepared> {
   return {inputs, argsEnv};
 }
 
-async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: BuildContext): Promise<BuildPushResult> {
-  const {io} = step.deps;
+/** One build on `target` (again on a retry): the platform guard, `docker buildx build`, its result. */
+async function build(
+  step: BuildStep,
+  prepared: Prepared,
+  target: BuildTarget,
+  ctx: BuildContext
+): Promise<BuildPushResult> {
+  const {io, buildx} = step.ctx;
   const {signal} = ctx;
   const inputs: Inputs = {...prepared.inputs, builder: target.name};
-  checkPlatforms(io, inputs, target);
+  guardPlatforms(target, [{who: `Input "${Input.Platforms}"`, platforms: inputs.platforms}], {
+    logger: io.logger,
+    what: `"${Input.Platforms}"`
+  });
   if (inputs.push && inputs.load) checkMultipleExporters(target);
 
   const {args} = getArgs(inputs, {
     ...prepared.argsEnv,
     buildkitSupportsAttestations: targetSupportsAttestations(target)
   });
-  const {res, buildMs} = await runBuildCommand(step, io, {
-    title: `Building on builder "${target.name}"`,
-    args,
-    ...(signal ? {signal} : {})
-  });
+  const {res, buildMs} = await step.runBuildx({title: `Building on builder "${target.name}"`, args, signal});
   ctx.reportRun({buildMs, output: `${res.stderr}\n${res.stdout}`});
   if (signal?.aborted || res.killed === 'aborted')
     throw cancellation(signal, 'during the build; the build was stopped');
   if (res.exitCode !== 0) throw buildFailure(res, inputs);
 
   const result = step.files.read();
+  await annotateBuildChecks({io, buildx, action: 'build-push', metadata: result.metadata});
+  ctx.reportResult(imageResult(target.name, inputs.tags, result));
+  return {...result, builderName: target.name, args: ['buildx', ...args]};
+}
+
+/** docker's outputs of a successful build. */
+function setOutputs(io: ActionIO, result: BuildResult): void {
   if (result.imageId) {
     io.logger.info(`ImageID: ${result.imageId}`);
     io.setOutput(Output.ImageId, result.imageId);
@@ -129,10 +135,6 @@ async function build(step: Step, prepared: Prepared, target: BuildTarget, ctx: B
     io.setOutput(Output.Digest, result.digest);
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));
-  await annotateBuildChecks({io, buildx: step.buildx, action: 'build-push', metadata: result.metadata});
-
-  ctx.reportResult(imageResult(target.name, inputs.tags, result));
-  return {...result, builderName: target.name, args: ['buildx', ...args]};
 }
 
 /** Appended to docker's gate warnings. */
@@ -157,20 +159,6 @@ function checkMultipleExporters(target: BuildTarget): void {
   if (old.length === 0) return;
   throw new Error(
     `"${Input.Push}" and "${Input.Load}" together need BuildKit >= 0.13 on the builder (two exporters), but node ${old.map(n => `${n.name} runs ${n.buildkit}`).join(', ')}: set only one of them, or push and then pull the image`
-  );
-}
-
-/** Fails before building when `platforms` asks for an architecture no node offers (spec §1 rule 4, §7). */
-function checkPlatforms(io: ActionIO, inputs: Inputs, target: BuildTarget): void {
-  if (inputs.platforms.length === 0) return;
-  if (offeredPlatforms(target).length === 0) {
-    io.logger.debug(`build-push: platform check skipped: builder "${target.name}" reports no node platforms`);
-    return;
-  }
-  const short = platformShortfall(target, inputs.platforms);
-  if (!short) return;
-  throw new Error(
-    `Input "${Input.Platforms}" asks for ${short.missing.join(', ')}, but no node of builder "${target.name}" offers it (it has ${short.has}); the build would fail with "exec format error". Fix: ${short.fix}, or remove it from "${Input.Platforms}"`
   );
 }
 

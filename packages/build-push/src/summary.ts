@@ -10,8 +10,8 @@ export function imageResult(
     builder,
     image: {
       tags,
-      ...(built.digest ? {digest: built.digest} : {}),
-      ...(built.imageId ? {imageId: built.imageId} : {})
+      digest: built.digest || undefined,
+      imageId: built.imageId || undefined
     }
   };
 }

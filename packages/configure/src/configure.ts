@@ -1,12 +1,9 @@
 import {
   INSTALL_BUILDX_ALTERNATIVE,
-  Provisioner,
-  RunRecorder,
-  buildSummaryEnabled,
+  StepRun,
+  checkStepLocally,
   exportInstalledBuildx,
-  injectedDeps,
-  setUpStepBuildx,
-  stepBuildx,
+  openStepContext,
   type ActionIO,
   type ProvisionedBuilder,
   type StepDeps
@@ -21,80 +18,56 @@ export const DOCKER_BUILD_EXPORTS = [
 ];
 
 /**
- * The configure action's main step: validate inputs, check buildx locally, assign builders, wait until they
- * are ready, write their certificates, set up the buildx remote driver, and set the outputs. The builders stay
- * assigned for later steps: post tears them down.
+ * The configure action's main step, in order: read and validate inputs; open the step (buildx installed);
+ * the local checks (buildx, unless setup-buildx is false) before anything is assigned; acquire builders
+ * (assign, wait until ready, write their certificates, set up the buildx remote driver); set the outputs. The
+ * builders stay assigned for later steps: post tears them down and writes the run's job summary.
  */
 export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
   const {io} = deps;
   const inputs = getInputs(io);
   io.logger.setSecret(inputs.credentials.token);
 
-  // buildx-version: installed before anything is assigned (a failed download bills nothing and records no run).
-  const installed = await setUpStepBuildx({
-    request: inputs['buildx-version'],
-    io,
-    ...(deps.signal ? {signal: deps.signal} : {}),
-    ...(deps.loadToolCache ? {loadToolCache: deps.loadToolCache} : {})
-  });
+  // The context reads DOCKER_BUILD_SUMMARY before the export below turns it off for later steps.
+  const ctx = await openStepContext(deps, inputs['buildx-version']);
   // Later steps build on this builder with their own docker calls: they must run the same buildx.
-  if (installed.installed) exportInstalledBuildx(io, installed.installed);
-  const buildx = stepBuildx(deps, installed.env);
-  // Read before the export below turns it off for later steps: post writes this step's summary.
-  const recorder = new RunRecorder({
-    action: 'configure',
-    state: io.state,
-    summary: buildSummaryEnabled(io),
-    secrets: [inputs.credentials.token],
-    ...(inputs['builder-size'] ? {sizeHint: inputs['builder-size']} : {})
-  });
+  if (ctx.installed) exportInstalledBuildx(io, ctx.installed);
   exportDockerBuildVariables(io);
 
-  const provisioner = new Provisioner({
-    apiUrl: inputs['api-url'],
+  // buildx is checked before anything is assigned: a runner without it bills nothing (and records no run).
+  if (inputs['setup-buildx']) {
+    await checkStepLocally(ctx, {
+      buildx: {
+        note: 'nothing was assigned',
+        alternative: [
+          ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
+          `set "${Input.SetupBuildx}: false" to only assign the builders`
+        ].join(', or ')
+      }
+    });
+  }
+  const run = new StepRun(ctx, {
+    action: 'configure',
     token: inputs.credentials.token,
-    state: io.state,
-    logger: io.logger,
-    buildx,
+    apiUrl: inputs['api-url'],
     timeoutMs: inputs.timeout,
     timeoutName: Input.Timeout,
-    env: io.env,
-    certRoot: io.env['RUNNER_TEMP'],
-    recorder,
-    ...injectedDeps(deps)
+    sizeHint: inputs['builder-size']
   });
   try {
-    // buildx is checked before anything is assigned: a runner without it bills nothing (and records no run).
-    if (inputs['setup-buildx']) {
-      await provisioner.checkLocal({
-        buildx: {
-          note: 'nothing was assigned',
-          alternative: [
-            ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
-            `set "${Input.SetupBuildx}: false" to only assign the builders`
-          ].join(', or ')
-        }
-      });
-    }
-    let builder: ProvisionedBuilder;
-    try {
-      builder = await provisioner.provision({
-        profiles: inputs['profile-name'],
-        setupBuildx: inputs['setup-buildx'],
-        use: inputs.use
-      });
-    } catch (e) {
-      provisioner.recordFailure(e);
-      throw e;
-    }
-    recorder.setUp();
+    const builder = await run.acquire({
+      profiles: inputs['profile-name'],
+      setupBuildx: inputs['setup-buildx'],
+      use: inputs.use
+    });
+    run.recorder.setUp();
     // Post writes the step's one job summary (billing ends there); buildx is set up only with setup-buildx.
-    if (builder.buildxCreated) recorder.result({builder: builder.name});
-    recorder.finish('success');
+    if (builder.buildxCreated) run.recorder.result({builder: builder.name});
+    run.finish();
     setOutputs(io, builder);
     return builder;
   } finally {
-    provisioner.close();
+    run.close();
   }
 }
 

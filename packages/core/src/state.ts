@@ -66,6 +66,7 @@ export function loadBuilderState(store: StateStore): BuilderState | undefined {
     tornDownIds: Array.isArray(s.tornDownIds) ? s.tornDownIds.filter(id => typeof id === 'string') : [],
     certDir: typeof s.certDir === 'string' ? s.certDir : '',
     apiUrl: s.apiUrl,
+    // Absent (not undefined) when the saved state has none.
     ...(typeof s.profile === 'string' ? {profile: s.profile} : {}),
     buildxCreated: s.buildxCreated === true
   };

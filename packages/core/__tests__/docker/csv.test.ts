@@ -55,14 +55,14 @@ describe('parseCsv on the seeded corpus', () => {
 
 describe('parseCsv errors', () => {
   test.each([
-    ['"open', {}, 'CSV_QUOTE_NOT_CLOSED', /^Malformed CSV in input "tags" \(line 1\): a quote is not closed; close it/],
+    ['"open', {}, 'CSV_QUOTE_NOT_CLOSED', /^Malformed CSV \(line 1\): a quote is not closed; close it/],
     ['a"b', {}, 'INVALID_OPENING_QUOTE', /invalid opening quote: a quote inside an unquoted field; quote the whole/],
     ['"a"b', {}, 'CSV_INVALID_CLOSING_QUOTE', /invalid closing quote: a quoted field must end at a delimiter/],
     ['x\n"a" x', {trim: true}, 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE', /\(line 2\): non-blank character after/]
   ])('%j %j: %s', (text, opts, code, message) => {
     let err: unknown;
     try {
-      parseCsv(text, {...opts, what: 'input "tags"'});
+      parseCsv(text, opts);
     } catch (e) {
       err = e;
     }
@@ -71,7 +71,7 @@ describe('parseCsv errors', () => {
     expect((err as CsvError).message).toMatch(message);
   });
 
-  test('without `what` the message still says where', () => {
+  test('the message says on which line', () => {
     expect(() => parseCsv('a,b\n"c')).toThrow(/^Malformed CSV \(line 2\): a quote is not closed/);
   });
 

@@ -3,18 +3,11 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {Buildx} from '../../src/buildx/buildx.js';
 import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/provisioner.js';
-import {runRemoteBuild, type RemoteBuildOpts} from '../../src/provisioning/remote-build.js';
-import {FakeActionIO} from '../fakes/fake-action-io.js';
-import {assigned, FakeBuilderApi, readyDetails} from '../fakes/fake-builder-api.js';
-import {FakeClock} from '../fakes/fake-clock.js';
-import {FakeExec, subcommand} from '../fakes/fake-exec.js';
-import {FakeProbe} from '../fakes/fake-probe.js';
+import type {BuildTarget} from '../../src/provisioning/build-target.js';
+import {assigned, readyDetails} from '../fakes/fake-builder-api.js';
+import {buildStepHarness, REMOTE} from './build-step-harness.js';
 import {PhaseLogger} from './phase-logger.js';
-
-const VERSION = 'github.com/docker/buildx v0.13.1 abc\n';
-const INSPECT = 'Name: rb\nDriver: remote\n\nName: b1\nBuildKit version: v0.13.2\nPlatforms: linux/amd64*\n';
 
 let root: string;
 beforeEach(async () => {
@@ -26,45 +19,21 @@ afterEach(async () => {
 
 function harness() {
   const logger = new PhaseLogger();
-  const io = Object.assign(new FakeActionIO({}, {RUNNER_TEMP: root}), {logger});
-  const api = new FakeBuilderApi();
-  const exec = new FakeExec(c => {
-    if (subcommand(c.args) === 'version') return {stdout: VERSION};
-    return subcommand(c.args) === 'inspect' ? {stdout: INSPECT} : {};
-  });
-  const opts = (over: Partial<RemoteBuildOpts<string, string>> = {}): RemoteBuildOpts<string, string> => ({
-    io,
-    buildx: new Buildx({exec, logger}),
-    builder: '',
-    profiles: ['amd'],
-    timeoutMs: 10_000,
-    apiUrl: 'https://api.example.com',
-    credentials: {token: 'k', source: 'input'},
-    inputNames: {builder: 'builder', profileName: 'profile-name', timeout: 'timeout'},
-    makeApi: () => Object.assign(api, {close: () => undefined}),
-    clock: new FakeClock(),
-    probe: new FakeProbe().probe,
-    schedule: {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400},
-    builderName: 'rb',
-    prepare: async () => {
-      logger.info('bake definition resolved');
-      return 'prepared';
-    },
-    build: (_p, target) =>
-      logger.group(`Building on builder "${target.name}"`, async () => {
-        logger.info('[command]docker buildx build .');
-        return 'built';
-      }),
-    ...over
-  });
-  return {logger, api, opts};
+  const h = buildStepHarness({root, inputs: REMOTE, logger});
+  const checks = async () => logger.info('bake definition resolved');
+  const build = (target: BuildTarget) =>
+    logger.group(`Building on builder "${target.name}"`, async () => {
+      logger.info('[command]docker buildx build .');
+      return 'built';
+    });
+  return {logger, api: h.api, run: h.run, checks, build};
 }
 
 describe('provisioning log groups', () => {
   test('local checks, assigning, waiting, certificates + buildx, build, teardown: each in its own group, in order', async () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
-    expect(await runRemoteBuild(h.opts())).toBe('built');
+    expect(await h.run(h.build, h.checks)).toBe('built');
 
     expect(h.logger.groups).toEqual([
       LOCAL_CHECKS_GROUP,
@@ -96,13 +65,11 @@ describe('provisioning log groups', () => {
 
   test('a failed local check ends in its group, before any assignment, naming the cause', async () => {
     const h = harness();
-    const err = await runRemoteBuild(
-      h.opts({
-        prepare: async () => {
-          throw new Error('Failed to resolve the bake definition: no such file docker-bake.hcl');
-        }
+    const err = await h
+      .run(h.build, async () => {
+        throw new Error('Failed to resolve the bake definition: no such file docker-bake.hcl');
       })
-    ).catch((e: unknown) => e as Error);
+      .catch((e: unknown) => e as Error);
     expect((err as Error).message).toBe('Failed to resolve the bake definition: no such file docker-bake.hcl');
     expect(h.logger.groups).toEqual([LOCAL_CHECKS_GROUP]);
     expect(h.api.assignCalls).toEqual([]);
@@ -112,12 +79,9 @@ describe('provisioning log groups', () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
     await expect(
-      runRemoteBuild(
-        h.opts({
-          build: (_p, target) =>
-            h.logger.group(`Building on builder "${target.name}"`, async () => {
-              throw new Error('buildx failed with: ERROR: failed to solve');
-            })
+      h.run(target =>
+        h.logger.group(`Building on builder "${target.name}"`, async () => {
+          throw new Error('buildx failed with: ERROR: failed to solve');
         })
       )
     ).rejects.toThrow('buildx failed with: ERROR: failed to solve');

@@ -182,7 +182,7 @@ describe('Provisioner', () => {
       const h = harness();
       h.provisioner.checkOffered(builderWith([[]]), ['linux/arm64'], '--platforms');
       expect(h.logger.messages('warning')).toEqual([
-        'The service did not say which platforms the builders run: cannot check --platforms'
+        'Cannot check --platforms against builder "rb": its nodes report no platforms'
       ]);
     });
   });

@@ -1,10 +1,8 @@
 // The only module of core that imports @actions/*: it maps core's seams onto the runner.
 import * as core from '@actions/core';
-import * as io from '@actions/io';
 import type {ActionIO, JobSummary} from '../provisioning/action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
-import {registerSecret} from '../lifecycle/secrets.js';
 
 /** Logger on the runner's log: groups fold, secrets are masked line by line. */
 export const actionsLogger: Logger = {
@@ -52,19 +50,4 @@ async function writeSummary(s: JobSummary): Promise<void> {
 
 function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** Absolute path of the docker CLI, or a clear error naming the fix. */
-export async function findDocker(): Promise<string> {
-  const path = await io.which('docker', false);
-  if (!path)
-    throw new Error(
-      'docker is not on PATH: run on a runner with the Docker CLI and buildx, or set setup-buildx: false'
-    );
-  return path;
-}
-
-/** Masks a secret (every line of it) before anything could print it. */
-export function maskSecret(value: string): void {
-  registerSecret(actionsLogger, value);
 }

@@ -16,8 +16,6 @@ export interface CsvOpts {
   comment?: string;
   /** Only a comment character at the start of a record starts a comment. */
   commentNoInfix?: boolean;
-  /** What the text is (e.g. `input "tags"`), to name it in errors. */
-  what?: string;
 }
 
 /** A malformed CSV text (only raised when relaxQuotes is off, or for an unclosed quote). */
@@ -53,14 +51,15 @@ export function parseCsv(text: string, opts: CsvOpts = {}): string[][] {
     trim: opts.trim ?? false,
     relax_quotes: opts.relaxQuotes ?? false,
     skip_empty_lines: opts.skipEmptyLines ?? false,
-    ...(opts.comment ? {comment: opts.comment, comment_no_infix: opts.commentNoInfix ?? false} : {})
+    comment: opts.comment,
+    comment_no_infix: opts.commentNoInfix ?? false
   };
   try {
     return parse(text, options) as string[][];
   } catch (e) {
     if (!(e instanceof CsvParseError)) throw e;
     const line = (e as CsvParseError & {lines?: number}).lines;
-    const where = `${opts.what ? ` in ${opts.what}` : ''}${line ? ` (line ${line})` : ''}`;
+    const where = line ? ` (line ${line})` : '';
     throw new CsvError(`Malformed CSV${where}: ${MESSAGES[e.code] ?? e.message}`, e.code);
   }
 }

@@ -111,7 +111,7 @@ export function readBuildStepInputs(io: InputSource, defaultTimeoutMs = BUILD_ST
     fallback: parseFallbackMode(io.getInput(BuildStepInput.Fallback), BuildStepInput.Fallback),
     retries: parseRetries(io.getInput(BuildStepInput.Retries), BuildStepInput.Retries),
     ...builderSize(io),
-    ...(remote ? {credentials: resolveCredentials(io.getInput(RemoteInput.ApiKey), io.env, RemoteInput.ApiKey)} : {}),
+    credentials: remote ? resolveCredentials(io.getInput(RemoteInput.ApiKey), io.env, RemoteInput.ApiKey) : undefined,
     'buildx-version': parseBuildxVersion(io.getInput(RemoteInput.BuildxVersion))
   };
 }

@@ -1,6 +1,6 @@
 import {linkedSignal} from '../deadline.js';
 import {errorMessage} from '../errors.js';
-import type {BuilderApi} from '../lifecycle/builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 import {checkBuilderHealth} from '../lifecycle/builder-health.js';
 import {BuilderWatchdog, type BuilderWatchdogOpts} from '../lifecycle/builder-watchdog.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
@@ -140,7 +140,7 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
           n: attempt,
           builderIds: ids,
           outcome: 'cancelled',
-          ...(buildMs !== undefined ? {buildMs} : {})
+          buildMs
         });
         throw e;
       }
@@ -157,8 +157,8 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
         builderIds: ids,
         outcome: failure.kind,
         reason: failure.reason,
-        ...(buildMs !== undefined ? {buildMs} : {}),
-        ...(cache ? {cache} : {})
+        buildMs,
+        cache
       });
       if (failure.kind !== 'infrastructure' || attempt >= total) throw gaveUp(e, lost, failure, attempt, opts.retries);
 
@@ -182,10 +182,10 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
       n: attempt,
       builderIds: ids,
       outcome: 'success',
-      ...(facts ? {buildMs: facts.buildMs} : {}),
-      ...(cache ? {cache} : {})
+      buildMs: facts?.buildMs,
+      cache
     });
-    return {result, attempts: attempt, ...(cache ? {cache} : {})};
+    return {result, attempts: attempt, cache};
   }
 }
 
@@ -200,7 +200,7 @@ async function healthOf(
       health: await checkBuilderHealth(b, {
         api: opts.api,
         probe: opts.probe,
-        ...(opts.signal ? {signal: opts.signal} : {})
+        signal: opts.signal
       })
     }))
   );

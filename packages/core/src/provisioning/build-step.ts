@@ -1,88 +1,22 @@
-import type {Buildx} from '../buildx/buildx.js';
-import {systemClock, type Clock} from '../clock.js';
 import {BuildFiles} from '../docker/build-result.js';
-import type {BuildContext} from './build-attempts.js';
-import {GitHubContext} from '../docker/github-context.js';
-import {NodeExec, type Exec, type ExecResult} from '../exec.js';
-import {buildkitSupportsAttestations} from '../docker/buildkit-support.js';
-import type {ActionIO} from './action-io.js';
-import {BuildStepState, type BuildStepInputs} from './action-inputs.js';
-import {buildStepSetup, runRemoteBuild, type BuildTarget} from './remote-build.js';
-import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
-import {buildSummaryEnabled} from './summary-env.js';
-import {stepBuildx, type StepDeps} from './step-deps.js';
+import type {ExecResult} from '../exec.js';
+import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import {fallbackReason} from '../lifecycle/local-fallback.js';
+import {BuildStepInput, BuildStepState, type BuildStepInputs} from './action-inputs.js';
+import {AssignedBuilder} from './assigned-builder.js';
+import {BuildRun} from './build-run.js';
+import {FallbackBuilder} from './fallback-builder.js';
+import {builderOverridesProfile, SharedBuilder} from './shared-builder.js';
+import {INSTALL_BUILDX_ALTERNATIVE} from './step-buildx.js';
+import {checkStepLocally, openStepContext, type StepContext} from './step-context.js';
+import type {StepDeps} from './step-deps.js';
+import {StepRun} from './step-run.js';
 
-/** What a build step's own work (prepare, build) runs with, made from its deps. */
-export interface BuildStepTools {
-  github: GitHubContext;
-  exec: Exec;
-  /** The docker CLI. */
-  docker: string;
-  buildx: Buildx;
-  /** The step's private folder (iidfile, metadata file, secret files), removed when main ends. */
-  files: BuildFiles;
-  clock: Clock;
-  /** Whether to write the job summary (DOCKER_BUILD_SUMMARY), read once for the step: it may warn. */
-  summary: boolean;
-}
-
-export interface BuildStepOpts<P, R> {
+export interface BuildStepOpts {
   action: 'build-push' | 'bake';
   inputs: BuildStepInputs & {'github-token': string};
   /** Secret values besides the API key and `github-token` (e.g. bake's git auth token), masked in the log. */
   secrets?: string[];
-  /** The local work after `docker buildx version`, before anything is assigned (see RemoteBuildOpts.prepare). */
-  prepare: (tools: BuildStepTools, buildxVersion: string) => Promise<P>;
-  /** The build on a ready builder (see RemoteBuildOpts.build). */
-  build: (tools: BuildStepTools, prepared: P, target: BuildTarget, ctx: BuildContext) => Promise<R>;
-}
-
-/**
- * The main step of a build action (build-push, bake): masks the secrets, makes the tools and the private
- * folder (saved in state for post), and runs the build through runRemoteBuild; the folder and the secret
- * files in it go when main ends.
- */
-export async function runBuildStep<P, R>(deps: StepDeps, opts: BuildStepOpts<P, R>): Promise<R> {
-  const {io} = deps;
-  for (const secret of [opts.inputs.credentials?.token, opts.inputs['github-token'], ...(opts.secrets ?? [])]) {
-    if (secret) io.logger.setSecret(secret);
-  }
-  // buildx-version: installed before anything is assigned, then every docker call of the step runs it.
-  const {env} = await setUpStepBuildx({
-    request: opts.inputs['buildx-version'],
-    io,
-    ...(deps.signal ? {signal: deps.signal} : {}),
-    ...(deps.loadToolCache ? {loadToolCache: deps.loadToolCache} : {})
-  });
-  const exec = execWithEnv(deps.exec ?? new NodeExec({logger: io.logger}), env);
-  const docker = deps.docker ?? 'docker';
-  const buildx = stepBuildx({...deps, exec, docker}, env);
-  const summary = buildSummaryEnabled(io);
-  const files = BuildFiles.create(io.env['RUNNER_TEMP'], `${opts.action}-`);
-  io.state.save(BuildStepState.TmpDir, files.dir);
-  const tools: BuildStepTools = {
-    github: new GitHubContext(io.env),
-    exec,
-    docker,
-    buildx,
-    files,
-    clock: deps.clock ?? systemClock,
-    summary
-  };
-  try {
-    return await runRemoteBuild({
-      ...buildStepSetup(deps, opts.inputs, {action: opts.action, buildx, exec, docker, summary}),
-      prepare: version => opts.prepare(tools, version),
-      build: (prepared, target, ctx) => opts.build(tools, prepared, target, ctx)
-    });
-  } finally {
-    files.remove();
-  }
-}
-
-/** Whether every node of the target runs a BuildKit that takes attestations (false when none reports one). */
-export function targetSupportsAttestations(target: BuildTarget): boolean {
-  return target.inspect.nodes.length > 0 && buildkitSupportsAttestations(target.inspect.nodes, target.inspect.driver);
 }
 
 export interface BuildCommandOpts {
@@ -96,21 +30,126 @@ export interface BuildCommandOpts {
   signal?: AbortSignal;
 }
 
-/** Runs `docker buildx …` in its own log group; returns docker's result and how long it took. */
-export async function runBuildCommand(
-  tools: BuildStepTools,
-  io: Pick<ActionIO, 'logger'>,
-  opts: BuildCommandOpts
-): Promise<{res: ExecResult; buildMs: number}> {
-  const started = tools.clock.now();
-  const res = await io.logger.group(opts.title, () => {
-    io.logger.info(`[command]${tools.docker} buildx ${opts.args.join(' ')}`);
-    return tools.exec.run(tools.docker, ['buildx', ...opts.args], {
-      env: {BUILDX_METADATA_WARNINGS: 'true', ...opts.env},
-      logged: true,
-      ...(opts.cwd !== undefined ? {cwd: opts.cwd} : {}),
-      ...(opts.signal ? {signal: opts.signal} : {})
+const NAMES = {builder: BuildStepInput.Builder, profileName: BuildStepInput.ProfileName};
+
+/**
+ * The main step of a build action (build-push, bake), in the order the action drives it: openBuildStep
+ * (secrets masked, buildx installed, the step's context and private folder) → checkLocal (nothing billed
+ * if it fails) → acquire (a builder: assigned, a local fallback, or the `builder` input's) → BuildRun.build
+ * → close (the folder and the secret files in it go).
+ */
+export class BuildStep {
+  readonly #opts: BuildStepOpts;
+  #run: StepRun | undefined;
+
+  private constructor(
+    /** The step's context (docker, clock, GitHub context, …). */
+    readonly ctx: StepContext,
+    /** The step's private folder (iidfile, metadata file, secret files), removed by close(). */
+    readonly files: BuildFiles,
+    opts: BuildStepOpts
+  ) {
+    this.#opts = opts;
+  }
+
+  /** Masks the secrets, builds the step's context and makes its private folder (saved in state for post). */
+  static async open(deps: StepDeps, opts: BuildStepOpts): Promise<BuildStep> {
+    const {io} = deps;
+    const {inputs} = opts;
+    for (const secret of [inputs.credentials?.token, inputs['github-token'], ...(opts.secrets ?? [])]) {
+      if (secret) io.logger.setSecret(secret);
+    }
+    const ctx = await openStepContext(deps, inputs['buildx-version']);
+    const profiles = io.getInput(BuildStepInput.ProfileName);
+    if (inputs.builder !== '' && profiles !== '')
+      io.logger.warning(builderOverridesProfile(NAMES, inputs.builder, profiles));
+    const files = BuildFiles.create(io.env['RUNNER_TEMP'], `${opts.action}-`);
+    io.state.save(BuildStepState.TmpDir, files.dir);
+    return new BuildStep(ctx, files, opts);
+  }
+
+  /**
+   * The local checks, in their log group before anything is assigned: `docker buildx version`, then the
+   * action's own (argv gates, the bake definition) with that version. `actionChecks` is a callback only so
+   * its lines and a cancellation land in the checks' group (Logger.group scopes a function); it returns what
+   * the build needs.
+   */
+  async checkLocal<T>(actionChecks: (buildxVersion: string) => Promise<T>): Promise<T> {
+    const {ctx} = this;
+    // The runner's buildx missing: installing one with buildx-version is the other way out.
+    const alternative = this.#opts.inputs['buildx-version'].kind === 'runner' ? INSTALL_BUILDX_ALTERNATIVE : undefined;
+    const {more} = await checkStepLocally(ctx, {
+      buildx: {alternative},
+      more: version => actionChecks(version as string)
     });
-  });
-  return {res, buildMs: tools.clock.now() - started};
+    return more;
+  }
+
+  /**
+   * Gets the builder the build runs on, starting the run record: the `builder` input's (checked, nothing
+   * assigned), else builders assigned from `profile-name`, else (fallback: local, when the service could not
+   * give one) a local builder. A failure here has torn down what was assigned and ended the record.
+   */
+  async acquire(): Promise<BuildRun> {
+    const {ctx} = this;
+    const {inputs, action} = this.#opts;
+    const run = new StepRun(ctx, {
+      action,
+      token: inputs.credentials?.token,
+      apiUrl: inputs['api-url'],
+      timeoutMs: inputs.timeout,
+      timeoutName: BuildStepInput.Timeout,
+      sizeHint: inputs['builder-size']
+    });
+    this.#run = run;
+    try {
+      if (inputs.builder !== '') {
+        return new BuildRun(run, await SharedBuilder.open(ctx, run, inputs.builder, NAMES), ctx.io);
+      }
+      const request = {profiles: inputs['profile-name'], setupBuildx: true, use: false, timeoutMs: inputs.timeout};
+      let builder: ProvisionedBuilder;
+      try {
+        builder = await run.provisioner.provision(request);
+      } catch (explained) {
+        const why = inputs.fallback === 'local' && !ctx.signal?.aborted ? fallbackReason(explained) : undefined;
+        if (why === undefined) throw explained;
+        return new BuildRun(run, await FallbackBuilder.create(ctx, run, explained, why), ctx.io);
+      }
+      const strategy = new AssignedBuilder({
+        ctx,
+        run,
+        request,
+        timeoutName: BuildStepInput.Timeout,
+        builder,
+        retries: inputs.retries
+      });
+      return new BuildRun(run, strategy, ctx.io);
+    } catch (e) {
+      run.finish(e);
+      run.close();
+      throw e;
+    }
+  }
+
+  /** Runs `docker buildx …` in its own log group; returns docker's result and how long it took. */
+  async runBuildx(opts: BuildCommandOpts): Promise<{res: ExecResult; buildMs: number}> {
+    const {io, clock, exec, docker} = this.ctx;
+    const started = clock.now();
+    const res = await io.logger.group(opts.title, () => {
+      io.logger.info(`[command]${docker} buildx ${opts.args.join(' ')}`);
+      return exec.run(docker, ['buildx', ...opts.args], {
+        env: {BUILDX_METADATA_WARNINGS: 'true', ...opts.env},
+        logged: true,
+        cwd: opts.cwd,
+        signal: opts.signal
+      });
+    });
+    return {res, buildMs: clock.now() - started};
+  }
+
+  /** Removes the private folder (and the secret files in it) and releases the API client if still held. */
+  close(): void {
+    this.files.remove();
+    this.#run?.close();
+  }
 }

@@ -1,3 +1,4 @@
+import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
@@ -6,7 +7,7 @@ import {BuildersClient} from '../api/builders-client.js';
 import {resolveCredentials, resolveTeardownTimeoutMs} from '../inputs.js';
 import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
-import type {BuilderApi} from '../lifecycle/builder-api.js';
+import type {BuilderApi} from '../api/builder-api.js';
 import {teardownBuilders, type TeardownReport} from '../lifecycle/teardown.js';
 import {closeRun, loadRun} from '../report/run-recorder.js';
 import {renderRunReport} from '../report/run-report.js';
@@ -21,6 +22,8 @@ export interface PostCleanupOpts {
   rmTimeoutMs?: number;
   /** Bound on the whole teardown. */
   teardownTimeoutMs?: number;
+  /** Times the teardown's rounds and its budget; default the system clock. */
+  clock?: Clock;
   /** What assigned the builders, in messages (default "main", the actions' main step; the CLI: "builder up"). */
   assignedBy?: string;
 }
@@ -41,7 +44,11 @@ async function tearDown(opts: PostCleanupOpts, apiUrl: string, pending: string[]
   } catch (e) {
     return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
   }
-  return teardownBuilders(api, pending, {logger: opts.logger, timeoutMs: opts.teardownTimeoutMs ?? 30000});
+  return teardownBuilders(api, pending, {
+    logger: opts.logger,
+    clock: opts.clock,
+    timeoutMs: opts.teardownTimeoutMs ?? 30000
+  });
 }
 
 async function removeBuildx(opts: PostCleanupOpts, name: string, created: boolean): Promise<void> {
@@ -144,7 +151,7 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
     const result = await postCleanup({
       logger: io.logger,
       state: io.state,
-      ...(teardownTimeoutMs !== undefined ? {teardownTimeoutMs} : {}),
+      teardownTimeoutMs,
       buildx: opts.buildx ?? new Buildx({logger: io.logger}),
       makeApi: apiUrl => {
         const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);

@@ -1,20 +1,19 @@
 import type {Buildx} from '../buildx/buildx.js';
-import type {Clock} from '../clock.js';
 import {KILL_GRACE_MS, PIPE_DRAIN_MS} from '../exec.js';
 import type {ClosableBuilderApi} from '../lifecycle/builder-api-client.js';
 import {BuilderLifecycle, type ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
-import {BuilderTimeoutError, explainTimeout, type PollSchedule} from '../lifecycle/readiness.js';
+import {explainTimeout} from '../lifecycle/readiness.js';
 import type {TeardownReport} from '../lifecycle/teardown.js';
-import type {TlsProbe} from '../lifecycle/tls-probe.js';
 import type {Logger} from '../logger.js';
 import type {RunRecorder} from '../report/run-recorder.js';
 import type {StateStore} from '../state.js';
-import {defaultMakeBuilderApi, type MakeBuilderApi} from './builder-api-factory.js';
+import {defaultMakeBuilderApi} from './builder-api-factory.js';
 import {newBuilderName} from './builder-name.js';
 import {cancellation} from './cancellation.js';
 import {checkPlatformNames, requireBuildx, requireCommand, type RequireCommandOpts} from './local-checks.js';
-import {platformShortfall} from './platform-shortfall.js';
+import {guardPlatforms} from './platform-shortfall.js';
+import type {ProvisionerDeps} from './step-deps.js';
 import {DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS, resolveDetails404GraceMs, resolveTeardownTimeoutMs} from '../inputs.js';
 
 /** Title of the log group of the checks done before anything is assigned. */
@@ -23,7 +22,8 @@ export const LOCAL_CHECKS_GROUP = 'Checking locally before assigning (nothing is
 /** Time allowed for tearing down after a cancellation: the runner kills the step 10 s after SIGINT. */
 const CANCEL_TEARDOWN_MS = 5000;
 
-export interface ProvisionerOpts {
+/** What the provisioner is built with; the collaborators tests inject are ProvisionerDeps. */
+export interface ProvisionerOpts extends ProvisionerDeps {
   apiUrl: string;
   token: string;
   /** Where the lifecycle saves what it assigned (the step's state, the CLI's state file). */
@@ -36,19 +36,10 @@ export interface ProvisionerOpts {
   timeoutName: string;
   /** Read by the default API factory (REMOTE_BUILDER_REQUEST_TIMEOUT_MS, proxies); default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Builds the API client; default createBuilderApiClient with the assignment limit of `timeoutMs`. */
-  makeApi?: MakeBuilderApi;
   /** Where the certificate folder is made (RUNNER_TEMP, the CLI's --cert-dir). */
   certRoot?: string;
-  /** buildx builder name; default newBuilderName(). */
-  builderName?: string;
-  clock?: Clock;
-  probe?: TlsProbe;
-  schedule?: PollSchedule;
-  /** Told of every phase and the outcome, for the job summary. */
+  /** Told of every phase, for the job summary. */
   recorder?: RunRecorder;
-  /** Cancellation (SIGINT/SIGTERM). */
-  signal?: AbortSignal;
   /** What will retry a failed teardown, in messages (default: the actions' post step). */
   retryHint?: string;
 }
@@ -77,13 +68,12 @@ export interface LocalCheckResult<T> {
 /**
  * Provisioner is the one flow every action and the CLI drive: local checks (nothing billed if they fail) →
  * assign → wait → certificates + buildx → (the caller's build or later steps) → release. It owns the API
- * client (with the extended assignment limit), the builder name, the timeout hint and the run record's
- * outcome of provisioning; each phase logs in its own group.
+ * client (with the extended assignment limit), the lifecycle and the timeout hint; each phase logs in its
+ * own group. The actions reach it through StepRun, which owns the run record; the CLI uses it directly.
  */
 export class Provisioner {
   readonly api: ClosableBuilderApi;
   readonly lifecycle: BuilderLifecycle;
-  readonly builderName: string;
   readonly #opts: ProvisionerOpts;
 
   constructor(opts: ProvisionerOpts) {
@@ -91,22 +81,21 @@ export class Provisioner {
     const env = opts.env ?? process.env;
     const make = opts.makeApi ?? defaultMakeBuilderApi({env, logger: opts.logger, timeoutMs: opts.timeoutMs});
     this.api = make(opts.apiUrl, opts.token);
-    this.builderName = opts.builderName ?? newBuilderName();
     this.lifecycle = new BuilderLifecycle({
       api: this.api,
       apiUrl: opts.apiUrl,
       state: opts.state,
       logger: opts.logger,
       buildx: opts.buildx,
-      builderName: this.builderName,
+      builderName: opts.builderName ?? newBuilderName(),
       teardownTimeoutMs: resolveTeardownTimeoutMs(env, DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS),
       details404GraceMs: resolveDetails404GraceMs(env),
-      ...(opts.certRoot !== undefined ? {certRoot: opts.certRoot} : {}),
-      ...(opts.recorder ? {recorder: opts.recorder} : {}),
-      ...(opts.clock ? {clock: opts.clock} : {}),
-      ...(opts.probe ? {probe: opts.probe} : {}),
-      ...(opts.schedule ? {schedule: opts.schedule} : {}),
-      ...(opts.retryHint !== undefined ? {retryHint: opts.retryHint} : {})
+      certRoot: opts.certRoot,
+      recorder: opts.recorder,
+      clock: opts.clock,
+      probe: opts.probe,
+      schedule: opts.schedule,
+      retryHint: opts.retryHint
     });
   }
 
@@ -132,35 +121,19 @@ export class Provisioner {
         timeoutMs,
         setupBuildx: opts.setupBuildx,
         use: opts.use,
-        ...(this.#opts.signal ? {signal: this.#opts.signal} : {})
+        signal: this.#opts.signal
       });
     } catch (e) {
       throw explainTimeout(e, timeoutMs, this.#opts.timeoutName);
     }
   }
 
-  /** Records the end of a run that failed or was cancelled (no-op without a recorder). */
-  recordFailure(e: unknown): void {
-    const outcome =
-      this.#opts.signal?.aborted || e instanceof CancelledError ? 'cancelled' : isTimeout(e) ? 'timeout' : 'failure';
-    this.#opts.recorder?.finish(outcome, e);
-  }
-
   /**
-   * Fails when `requested` asks for an architecture no node of the ready builder offers (the actions'
-   * guard); warns and passes when the service did not say which platforms the builders run.
+   * Fails when `requested` (the setting `name`) asks for an architecture no node of the ready builder offers:
+   * the one platform guard (guardPlatforms), as the actions apply it.
    */
   checkOffered(builder: ProvisionedBuilder, requested: string[], name: string): void {
-    if (requested.length === 0) return;
-    if (builder.platforms.length === 0) {
-      this.#opts.logger.warning(`The service did not say which platforms the builders run: cannot check ${name}`);
-      return;
-    }
-    const short = platformShortfall({nodes: builder.nodes, profile: builder.profile}, requested);
-    if (!short) return;
-    throw new Error(
-      `${name} asks for ${short.missing.join(', ')}, but no node of builder "${builder.name}" offers it (it has ${short.has}); builds for it would fail with "exec format error". Fix: ${short.fix}, or leave it out of ${name}`
-    );
+    guardPlatforms(builder, [{who: name, platforms: requested}], {logger: this.#opts.logger, what: name});
   }
 
   /**
@@ -205,13 +178,9 @@ export async function runLocalChecks<T = undefined>(
         ? await requireBuildx(env.buildx, {logger}, signal, checks.buildx.note, checks.buildx.alternative)
         : undefined;
       const more = (checks.more ? await checks.more(buildxVersion) : undefined) as T;
-      return {...(buildxVersion !== undefined ? {buildxVersion} : {}), more};
+      return {buildxVersion, more};
     } catch (e) {
       throw signal?.aborted && !(e instanceof CancelledError) ? cancellation(signal, 'during the local checks') : e;
     }
   });
-}
-
-function isTimeout(e: unknown): boolean {
-  return e instanceof BuilderTimeoutError || (e instanceof Error && e.cause instanceof BuilderTimeoutError);
 }

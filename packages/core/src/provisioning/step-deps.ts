@@ -7,45 +7,35 @@ import type {ActionIO} from './action-io.js';
 import type {MakeBuilderApi} from './builder-api-factory.js';
 import type {LoadToolCache} from './step-buildx.js';
 
+/** The collaborators of provisioning that tests inject; production defaults apply to those left out. */
+export interface ProvisionerDeps {
+  /** Builds the API client; default createBuilderApiClient with the extended assignment limit. */
+  makeApi?: MakeBuilderApi;
+  /** buildx builder name; default newBuilderName(). */
+  builderName?: string;
+  clock?: Clock;
+  probe?: TlsProbe;
+  schedule?: PollSchedule;
+  /** Cancellation (SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+}
+
 /**
  * What every action step (configure, build-push, bake; main and post) runs with. Only `io` is required:
  * the rest are injected by tests and default to production (createBuilderApiClient, NodeExec, `docker`,
  * the system clock, the mutual-TLS probe, the default poll schedule, `remote-builder-<random>`).
+ * openStepContext turns them into the step's one context.
  */
-export interface StepDeps {
+export interface StepDeps extends ProvisionerDeps {
   io: ActionIO;
-  /** Builds the API client; default createBuilderApiClient with the extended assignment limit. */
-  makeApi?: MakeBuilderApi;
   /** Runs docker; default NodeExec. */
   exec?: Exec;
   /** The docker CLI; default `docker`. */
   docker?: string;
   /** docker buildx; default one over `exec` and `docker`. */
   buildx?: Buildx;
-  clock?: Clock;
-  probe?: TlsProbe;
-  schedule?: PollSchedule;
-  /** Aborted on SIGINT/SIGTERM. */
-  signal?: AbortSignal;
-  /** Name of the buildx builder to create; default newBuilderName(). */
-  builderName?: string;
   /** The tool cache `buildx-version` installs into, loaded only when it is set; default defaultLoadToolCache. */
   loadToolCache?: LoadToolCache;
-}
-
-/** The collaborators a step injects into the Provisioner (the rest it builds from the step's inputs). */
-export type ProvisionerDeps = Pick<StepDeps, 'makeApi' | 'builderName' | 'clock' | 'probe' | 'schedule' | 'signal'>;
-
-/** The provisioner's collaborators among `deps`, only those given (so production defaults apply). */
-export function injectedDeps(deps: ProvisionerDeps): ProvisionerDeps {
-  return {
-    ...(deps.makeApi ? {makeApi: deps.makeApi} : {}),
-    ...(deps.builderName ? {builderName: deps.builderName} : {}),
-    ...(deps.clock ? {clock: deps.clock} : {}),
-    ...(deps.probe ? {probe: deps.probe} : {}),
-    ...(deps.schedule ? {schedule: deps.schedule} : {}),
-    ...(deps.signal ? {signal: deps.signal} : {})
-  };
 }
 
 /**
@@ -57,9 +47,9 @@ export function stepBuildx(deps: StepDeps, env: Record<string, string> = {}): Bu
     deps.buildx ??
     new Buildx({
       logger: deps.io.logger,
-      ...(deps.exec ? {exec: deps.exec} : {}),
-      ...(deps.docker ? {docker: deps.docker} : {}),
-      ...(Object.keys(env).length > 0 ? {env} : {})
+      exec: deps.exec,
+      docker: deps.docker,
+      env: Object.keys(env).length > 0 ? env : undefined
     })
   );
 }

@@ -96,13 +96,13 @@ export class RunRecorder {
   /** What the build produced; lists over RESULT_LIST_CAP are cut and counted. */
   result(r: RunResult): void {
     const out: RunResult = {
-      ...(r.builder !== undefined ? {builder: r.builder} : {}),
-      ...(r.fallback !== undefined ? {fallback: this.#scrub(r.fallback)} : {})
+      builder: r.builder,
+      fallback: r.fallback !== undefined ? this.#scrub(r.fallback) : undefined
     };
     if (r.image) {
       const {tags, moreTags: _more, ...image} = r.image;
       const more = tags.length - RESULT_LIST_CAP;
-      out.image = {...image, tags: tags.slice(0, RESULT_LIST_CAP), ...(more > 0 ? {moreTags: more} : {})};
+      out.image = {...image, tags: tags.slice(0, RESULT_LIST_CAP), moreTags: more > 0 ? more : undefined};
     }
     if (r.targets) {
       out.targets = r.targets.slice(0, RESULT_LIST_CAP);
@@ -122,7 +122,7 @@ export class RunRecorder {
     for (const inst of instances) {
       if (this.#record.builders.some(b => b.id === inst.id)) continue;
       const size = readBuilderSize(inst as Record<string, unknown>) ?? this.#opts.sizeHint;
-      this.#record.builders.push({id: inst.id, profile, assignedAt: at, ...(size ? {size} : {})});
+      this.#record.builders.push({id: inst.id, profile, assignedAt: at, size});
     }
     this.#save();
   }
@@ -156,7 +156,7 @@ export class RunRecorder {
 
   /** One build attempt ended; its build time is added to each builder it ran on. */
   attempt(a: AttemptRecord): void {
-    this.#record.attempts.push({...a, ...(a.reason ? {reason: this.#scrub(a.reason)} : {})});
+    this.#record.attempts.push({...a, reason: a.reason ? this.#scrub(a.reason) : a.reason});
     // A retry's setup (replacing or re-checking builders) starts here.
     this.#setupFrom = this.#now();
     if (a.buildMs !== undefined) {

@@ -1,0 +1,91 @@
+import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import {teardownOutcome} from '../lifecycle/teardown-outcome.js';
+import {CancelledError} from '../lifecycle/cancelled-error.js';
+import {BuildAttemptsError, runBuildAttempts, type AttemptBuilders} from './build-attempts.js';
+import type {BuildFacts} from './build-outputs.js';
+import type {BuildFn, BuildStrategy} from './build-run.js';
+import {assignedTarget, type BuildTarget} from './build-target.js';
+import {cancellation} from './cancellation.js';
+import type {StepContext} from './step-context.js';
+import type {AcquireOpts, StepRun} from './step-run.js';
+
+export interface AssignedBuilderOpts {
+  ctx: Pick<StepContext, 'io' | 'signal'>;
+  run: StepRun;
+  /** What was assigned, and how (profiles, timeout): a replacement is assigned the same way. */
+  request: AcquireOpts & {timeoutMs: number};
+  /** The input that sets the timeout, named when no time is left for a replacement. */
+  timeoutName: string;
+  builder: ProvisionedBuilder;
+  /** Extra builds after an infrastructure failure (`retries` input). */
+  retries: number;
+}
+
+/**
+ * Builds on builders assigned for this step: the build runs under the watchdog with safe retries (on the
+ * same builders while they are ready, on new ones within what is left of the timeout), and the builders are
+ * torn down as soon as it ends, fails or is cancelled (nothing else in the job uses them: billing stops now,
+ * not at post).
+ */
+export class AssignedBuilder implements BuildStrategy {
+  readonly target: BuildTarget;
+  readonly facts: BuildFacts = {};
+  readonly #opts: AssignedBuilderOpts;
+
+  constructor(opts: AssignedBuilderOpts) {
+    this.#opts = opts;
+    this.target = assignedTarget(opts.builder, opts.run.provisioner.lifecycle.bootstrapOutput);
+    this.facts.timeToReadyMs = opts.builder.timeToReadyMs;
+  }
+
+  async build<R>(build: BuildFn<R>): Promise<R> {
+    const {ctx, run} = this.#opts;
+    const {provisioner, recorder} = run;
+    try {
+      const done = await runBuildAttempts<BuildTarget, R>({
+        retries: this.#opts.retries,
+        api: provisioner.api,
+        probe: provisioner.lifecycle.tlsProbe,
+        logger: ctx.io.logger,
+        signal: ctx.signal,
+        first: {ready: this.#opts.builder.ready, target: this.target},
+        build: (target, attempt) => {
+          recorder.phase('build');
+          return build(target, attempt);
+        },
+        replace: why => this.#replace(why),
+        onAttempt: a => recorder.attempt(a),
+        onResult: r => recorder.result(r)
+      });
+      await provisioner.release('after the build; billing stopped');
+      this.facts.attempts = done.attempts;
+      this.facts.cache = done.cache;
+      return done.result;
+    } catch (e) {
+      const report = await provisioner.release('after the failure');
+      this.facts.attempts = e instanceof BuildAttemptsError ? e.attempts : recorder.record.attempts.length;
+      // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
+      if (e instanceof CancelledError || ctx.signal?.aborted) {
+        const cancelled = e instanceof CancelledError ? e : cancellation(ctx.signal, 'during the build');
+        throw new CancelledError(`${cancelled.message}; ${teardownOutcome(report)}`);
+      }
+      throw e;
+    }
+  }
+
+  /** The lost builders go first (billing stops), then new ones within what is left of the timeout. */
+  async #replace(why: string): Promise<AttemptBuilders<BuildTarget>> {
+    const {run, request} = this.#opts;
+    await run.provisioner.release(`after: ${why}`);
+    const spent = this.facts.timeToReadyMs ?? 0;
+    const left = request.timeoutMs - spent;
+    if (left <= 0) {
+      throw new Error(
+        `No time is left of "${this.#opts.timeoutName}" (${request.timeoutMs} ms, spent waiting for builders) to get a new builder: raise it to allow a replacement`
+      );
+    }
+    const builder = await run.provisioner.provision({...request, timeoutMs: left});
+    this.facts.timeToReadyMs = spent + builder.timeToReadyMs;
+    return {ready: builder.ready, target: assignedTarget(builder, run.provisioner.lifecycle.bootstrapOutput)};
+  }
+}

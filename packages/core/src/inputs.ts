@@ -183,13 +183,30 @@ export const MAX_API_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
  * milliseconds, 1 to 600000), else 15000.
  */
 export function resolveRequestTimeoutMs(env: NodeJS.ProcessEnv): number {
-  const raw = (env[Env.RequestTimeoutMs] ?? '').trim();
-  if (raw === '') return DEFAULT_REQUEST_TIMEOUT_MS;
+  return envMilliseconds(env, Env.RequestTimeoutMs, {
+    min: 1,
+    fallback: DEFAULT_REQUEST_TIMEOUT_MS,
+    what: 'a request time limit'
+  });
+}
+
+/**
+ * A whole number of milliseconds from `min` to MAX_API_REQUEST_TIMEOUT_MS read from the variable `name`, or
+ * `fallback` when it is unset or blank; anything else is an InputError naming the variable, the range and the
+ * default.
+ */
+function envMilliseconds(
+  env: NodeJS.ProcessEnv,
+  name: Env,
+  opts: {min: number; fallback: number; what: string}
+): number {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return opts.fallback;
   const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(ms >= 1 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
+  if (!(ms >= opts.min && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
     throw new InputError(
-      Env.RequestTimeoutMs,
-      `"${raw}" is not a request time limit: use a whole number of milliseconds from 1 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_REQUEST_TIMEOUT_MS}`
+      name,
+      `"${raw}" is not ${opts.what}: use a whole number of milliseconds from ${opts.min} to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${opts.fallback}`
     );
   }
   return ms;
@@ -266,16 +283,7 @@ export const DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS = 15_000;
  * refuses (see teardownBuilders).
  */
 export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv, fallback = DEFAULT_TEARDOWN_TIMEOUT_MS): number {
-  const raw = (env[Env.TeardownTimeoutMs] ?? '').trim();
-  if (raw === '') return fallback;
-  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(ms >= 1000 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
-    throw new InputError(
-      Env.TeardownTimeoutMs,
-      `"${raw}" is not a teardown budget: use a whole number of milliseconds from 1000 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_TEARDOWN_TIMEOUT_MS}`
-    );
-  }
-  return ms;
+  return envMilliseconds(env, Env.TeardownTimeoutMs, {min: 1000, fallback, what: 'a teardown budget'});
 }
 
 /** Default of REMOTE_BUILDER_DETAILS_404_GRACE_MS (see DETAILS_404_GRACE_MS in readiness). */
@@ -286,16 +294,11 @@ export const DEFAULT_DETAILS_404_GRACE_MS = 10_000;
  * (0 to 600000 ms; 0 treats every 404 as gone), else 10000. For a service whose reads lag its writes longer.
  */
 export function resolveDetails404GraceMs(env: NodeJS.ProcessEnv): number {
-  const raw = (env[Env.Details404GraceMs] ?? '').trim();
-  if (raw === '') return DEFAULT_DETAILS_404_GRACE_MS;
-  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(ms >= 0 && ms <= MAX_API_REQUEST_TIMEOUT_MS)) {
-    throw new InputError(
-      Env.Details404GraceMs,
-      `"${raw}" is not a grace period: use a whole number of milliseconds from 0 to ${MAX_API_REQUEST_TIMEOUT_MS}, or unset it for the default ${DEFAULT_DETAILS_404_GRACE_MS}`
-    );
-  }
-  return ms;
+  return envMilliseconds(env, Env.Details404GraceMs, {
+    min: 0,
+    fallback: DEFAULT_DETAILS_404_GRACE_MS,
+    what: 'a grace period'
+  });
 }
 
 /**

@@ -29,6 +29,7 @@ import {ReleaseHttp} from '../../src/buildx-install/release-http.js';
 import {removeInstalledBuildx} from '../../src/provisioning/step-buildx.js';
 import {FakeBuildxReleases, writeFakeDocker} from '../../../emulator/src/testing/fake-buildx-releases.js';
 import {ForwardProxy} from '../../../emulator/src/testing/forward-proxy.js';
+import {FakeClock} from '../fakes/fake-clock.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 
 const run = promisify(execFile);
@@ -274,16 +275,21 @@ describe('HTTP faults', () => {
     expect(fake.requestsFor(ASSET)).toEqual([]);
   });
 
-  test('a body that stops mid-way fails after the idle timeout, naming the stall', async () => {
+  test('a body that stops mid-way fails once the idle timeout passes on the clock, naming the stall', async () => {
     fake.fault = {kind: 'slow-body', file: ASSET};
-    const http = new ReleaseHttp({env, idleTimeoutMs: 200});
+    // Time moves only once the asset's first bytes are out: checksums.txt and the redirects cannot time out.
+    const clock = new FakeClock();
+    fake.onSlowBodyStarted = () => clock.advance(60_000);
+    const http = new ReleaseHttp({env, clock});
     const err = await installError(installer({http}).install({kind: 'release', version: '0.19.3'}));
     expect(err.failure).toBe('network');
     expect(err.message).toContain(
-      `Failed to download buildx v0.19.3 from ${fake.baseUrl}/releases/download/v0.19.3/${ASSET}: no data for 200 ms`
+      `Failed to download buildx v0.19.3 from ${fake.baseUrl}/releases/download/v0.19.3/${ASSET}: no data for 60000 ms`
     );
     expect(err.message).toContain('check the runner');
     expect(cachedVersions()).toEqual([]);
+    // Every request's watch is released.
+    expect(clock.pendingTimers).toBe(0);
   });
 
   test('a cancelled step stops a download in flight', async () => {

@@ -1,53 +1,64 @@
-// The only module of core that imports @actions/*: it maps core's seams onto the runner.
-import * as core from '@actions/core';
+/**
+ * The module of core that talks to the runner: it maps core's seams onto the runner's protocol. It does not
+ * import @actions/core (the project's listed library for this): that package's entry statically imports its
+ * OIDC client, hence @actions/http-client, undici and tunnel, ~450 KiB of a 705 KiB bundle evaluated at every
+ * start though no step asks for an ID token. With undici also loaded only on use (proxies, buildx downloads),
+ * configure's bundle went from 708 to 231 KiB and its cold start (spawn → first API request) from ~140 to
+ * ~85 ms (docs/performance.md). runner-protocol.ts and step-summary.ts write what @actions/core 3.0.1 writes, byte
+ * for byte (their tests hold the expected strings). @actions/tool-cache stays, in its lazily loaded chunk.
+ */
+import {EOL} from 'node:os';
 import type {ActionIO, JobSummary} from '../provisioning/action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
+import {annotationProperties, issueCommand, setKeyValue} from './runner-protocol.js';
+import {appendStepSummary, jobSummaryHtml} from './step-summary.js';
 
 /** Logger on the runner's log: groups fold, secrets are masked line by line. */
 export const actionsLogger: Logger = {
-  debug: m => core.debug(m),
-  info: m => core.info(m),
-  warning: (m, properties) => core.warning(m, properties),
-  error: m => core.error(m),
-  group: (title, fn) => core.group(title, fn),
-  setSecret: v => core.setSecret(v)
+  debug: m => issueCommand('debug', {}, m),
+  info: m => void process.stdout.write(m + EOL),
+  warning: (m, properties) => issueCommand('warning', annotationProperties(properties), m),
+  error: m => issueCommand('error', {}, m),
+  group: async (title, fn) => {
+    issueCommand('group', {}, title);
+    try {
+      return await fn();
+    } finally {
+      issueCommand('endgroup', {}, '');
+    }
+  },
+  setSecret: v => issueCommand('add-mask', {}, v)
 };
 
 /** State for this action's post step (GITHUB_STATE → STATE_*). */
 export const actionsStateStore: StateStore = {
-  save: (key, value) => core.saveState(key, value),
-  get: key => core.getState(key)
+  save: (key, value) => setKeyValue('STATE', key, value),
+  get: key => process.env[`STATE_${key}`] || ''
 };
 
-/** ActionIO on @actions/core. */
+/** An input as the runner passes it: INPUT_<name, spaces as '_', upper case>, trimmed; '' when unset. */
+export function getInput(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
+}
+
+/** ActionIO on the runner. */
 export function actionsIO(): ActionIO {
   return {
     logger: actionsLogger,
     state: actionsStateStore,
     env: process.env,
-    getInput: name => core.getInput(name),
-    setOutput: (name, value) => core.setOutput(name, value),
-    exportVariable: (name, value) => core.exportVariable(name, value),
-    setFailed: message => core.setFailed(message),
-    writeSummary: (s: JobSummary) => writeSummary(s),
-    writeMarkdownSummary: async (markdown: string) => {
-      if (!process.env['GITHUB_STEP_SUMMARY']) return;
-      await core.summary.addRaw(markdown, true).write();
-    }
+    getInput: name => getInput(name),
+    setOutput: (name, value) => setKeyValue('OUTPUT', name, value),
+    exportVariable: (name, value) => {
+      process.env[name] = value;
+      setKeyValue('ENV', name, value);
+    },
+    setFailed: message => {
+      process.exitCode = 1;
+      actionsLogger.error(message);
+    },
+    writeSummary: (s: JobSummary) => appendStepSummary(jobSummaryHtml(s)),
+    writeMarkdownSummary: (markdown: string) => appendStepSummary(markdown + EOL)
   };
-}
-
-async function writeSummary(s: JobSummary): Promise<void> {
-  if (!process.env['GITHUB_STEP_SUMMARY']) return;
-  const [header = [], ...rows] = s.table;
-  let summary = core.summary
-    .addHeading(s.heading, 3)
-    .addTable([header.map(h => ({data: h, header: true})), ...rows.map(r => r.map(c => ({data: escapeHtml(c)})))]);
-  for (const note of s.notes ?? []) summary = summary.addRaw(`<p>${escapeHtml(note)}</p>`, true);
-  await summary.write();
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

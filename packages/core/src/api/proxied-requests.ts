@@ -1,5 +1,5 @@
 import type {Dispatcher, ProxyAgent} from 'undici';
-import {createProxyAgent, tunnelFailure} from '../net/proxy-agent.js';
+import type * as ProxyAgents from '../net/proxy-agent.js';
 import type {ProxyChoice} from '../net/proxy-env.js';
 import {tunnelTimeout} from '../net/proxy-failure.js';
 import {TransportError} from '../net/transport-error.js';
@@ -10,6 +10,13 @@ export interface ProxiedRequestsOpts {
   ca?: string | string[];
   maxResponseBytes: number;
 }
+
+/**
+ * net/proxy-agent.js, and undici behind it (most of a bundle), loaded by the first proxied request rather than
+ * at every step's start: most runners have no proxy.
+ */
+let proxyAgents: Promise<typeof ProxyAgents> | undefined;
+const loadProxyAgents = (): Promise<typeof ProxyAgents> => (proxyAgents ??= import('../net/proxy-agent.js'));
 
 /** One proxy's agent and the requests it carries; a retired one is destroyed once they are done. */
 interface Route {
@@ -36,8 +43,12 @@ export class ProxiedRequests {
   }
 
   /** `target` is the URL's host:port, for messages; `req.headers` are sent as they are. */
-  request(req: HttpRequest, url: URL, proxy: ProxyChoice, target: string): Promise<HttpResponse> {
-    const route = this.#route(proxy);
+  async request(req: HttpRequest, url: URL, proxy: ProxyChoice, target: string): Promise<HttpResponse> {
+    const agents = await loadProxyAgents();
+    // Closed or aborted while the module loaded: nothing was sent.
+    if (this.#closed) throw new TransportError('the HTTP transport is closed', {code: 'ECLOSED', notSent: true});
+    if (req.signal?.aborted) throw new TransportError('the request was aborted', {code: 'EABORTED', notSent: true});
+    const route = this.#route(proxy, agents);
     const max = this.#opts.maxResponseBytes;
     route.inFlight++;
     return new Promise<HttpResponse>((resolve, reject) => {
@@ -99,7 +110,7 @@ export class ProxiedRequests {
           // answering sooner would let the caller's next request open a second tunnel instead of reusing this one.
           setImmediate(() => setImmediate(() => resolve(res)));
         },
-        onError: err => fail(this.#failure(err, connected, proxy, url, target))
+        onError: err => fail(this.#failure(err, connected, proxy, url, target, agents))
       };
       try {
         const path = url.pathname + url.search;
@@ -122,11 +133,18 @@ export class ProxiedRequests {
     this.#routes.clear();
   }
 
-  #failure(err: Error, connected: boolean, proxy: ProxyChoice, url: URL, target: string): TransportError {
+  #failure(
+    err: Error,
+    connected: boolean,
+    proxy: ProxyChoice,
+    url: URL,
+    target: string,
+    agents: typeof ProxyAgents
+  ): TransportError {
     if (this.#closed) return new TransportError('the HTTP transport is closed', {code: 'ECLOSED', notSent: !connected});
     if (!connected) {
       const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      return tunnelFailure(proxy, host, target, url.protocol === 'https:', err);
+      return agents.tunnelFailure(proxy, host, target, url.protocol === 'https:', err);
     }
     const code = (err as {code?: unknown}).code;
     // undici's SocketError: the service (or the proxy) closed the tunnel mid-answer.
@@ -144,11 +162,11 @@ export class ProxiedRequests {
     });
   }
 
-  #route(proxy: ProxyChoice): Route {
+  #route(proxy: ProxyChoice, agents: typeof ProxyAgents): Route {
     const key = proxy.url.href;
     let route = this.#routes.get(key);
     if (!route) {
-      route = {key, agent: createProxyAgent(proxy, {ca: this.#opts.ca}), inFlight: 0, retired: false};
+      route = {key, agent: agents.createProxyAgent(proxy, {ca: this.#opts.ca}), inFlight: 0, retired: false};
       this.#routes.set(key, route);
     }
     return route;

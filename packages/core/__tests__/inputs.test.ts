@@ -294,6 +294,8 @@ describe('time budgets from the environment', () => {
 
   test('a teardown budget below 1 s names the variable', () => {
     const e = inputError(() => resolveTeardownTimeoutMs({REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '999'}, 15000));
-    expect(e.message).toMatch(/REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS.*from 1000 to 600000, or unset it for the default 15000$/);
+    expect(e.message).toMatch(
+      /REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS.*from 1000 to 600000, or unset it for the default 15000$/
+    );
   });
 });

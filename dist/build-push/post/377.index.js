@@ -8,7 +8,7 @@ export const modules = {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   actionsToolCache: () => (/* binding */ actionsToolCache)
 /* harmony export */ });
-/* harmony import */ var _actions_tool_cache__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9805);
+/* harmony import */ var _actions_tool_cache__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5991);
 // The runner's tool cache (@actions/tool-cache) behind core's ToolCache seam; only adapters import @actions/*.
 
 /** ToolCache on RUNNER_TOOL_CACHE, as every official setup-* action uses it. */

@@ -184,7 +184,7 @@ export class CommandContext {
   buildx(): Buildx {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
-    return new Buildx({logger: this.logger, env, exec: this.deps.exec});
+    return new Buildx({logger: this.logger, env, exec: this.deps.exec, findPlugin: this.deps.exec === undefined});
   }
 
   stateDir(): string {

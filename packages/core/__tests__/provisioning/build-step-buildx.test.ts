@@ -62,7 +62,8 @@ async function step(inputs: Record<string, string>, exec: FakeExec, docker: stri
   Object.defineProperty(io, 'logger', {value: logger});
   const run = (async () => {
     const build = await BuildStep.open(
-      {io, exec, docker, loadToolCache: async () => new DirToolCache(join(root, 'tool-cache'))},
+      // The plugin lookup runs as in production (this fake exec then plays the plugin it finds).
+      {io, exec, docker, findBuildxPlugin: true, loadToolCache: async () => new DirToolCache(join(root, 'tool-cache'))},
       {action: 'build-push', inputs: {...readBuildStepInputs(io), 'github-token': ''}}
     );
     try {

@@ -33,6 +33,11 @@ export interface BuildxOpts {
   docker?: string;
   /** Extra environment for every call (e.g. DOCKER_CONFIG). */
   env?: Record<string, string>;
+  /**
+   * Whether version() may look the buildx plugin up on this machine and run it directly (default true).
+   * False where `exec` is a test's fake: its calls are the test's script, whatever docker this machine has.
+   */
+  findPlugin?: boolean;
 }
 
 /** Buildx runs the few `docker buildx` commands the lifecycle needs, argv built by buildx-args. */
@@ -41,12 +46,14 @@ export class Buildx {
   private readonly logger: Logger;
   private readonly docker: string;
   private readonly env?: Record<string, string>;
+  private readonly findPlugin: boolean;
 
   constructor(opts: BuildxOpts = {}) {
     this.logger = opts.logger ?? nullLogger;
     this.exec = opts.exec ?? new NodeExec({logger: this.logger});
     this.docker = opts.docker ?? 'docker';
     this.env = opts.env;
+    this.findPlugin = opts.findPlugin ?? true;
   }
 
   /**
@@ -59,7 +66,10 @@ export class Buildx {
    */
   async version(opts: {signal?: AbortSignal; alternative?: string; plugin?: string | false} = {}): Promise<string> {
     const timeoutMs = 15000;
-    const plugin = opts.plugin ?? findBuildxPlugin({docker: this.docker, env: {...process.env, ...this.env}});
+    const found = this.findPlugin
+      ? findBuildxPlugin({docker: this.docker, env: {...process.env, ...this.env}})
+      : undefined;
+    const plugin = opts.plugin ?? found;
     const direct = plugin
       ? await runPluginVersion(plugin, {
           exec: this.exec,

@@ -49,7 +49,11 @@ export async function openStepContext(deps: StepDeps, buildxVersion: BuildxVersi
     clock: deps.clock ?? systemClock,
     exec,
     docker,
-    buildx: stepBuildx({...deps, exec, docker}, env),
+    // The plugin is looked up on this machine only when the step runs real processes (no injected exec).
+    buildx: stepBuildx(
+      {...deps, exec, docker, findBuildxPlugin: deps.findBuildxPlugin ?? deps.exec === undefined},
+      env
+    ),
     github: new GitHubContext(io.env),
     summary: buildSummaryEnabled(io),
     installed,

@@ -36,6 +36,11 @@ export interface StepDeps extends ProvisionerDeps {
   buildx?: Buildx;
   /** The tool cache `buildx-version` installs into, loaded only when it is set; default defaultLoadToolCache. */
   loadToolCache?: LoadToolCache;
+  /**
+   * Whether the buildx plugin is looked up on this machine and asked for its version directly; default only
+   * when `exec` is not injected (a test's fake exec scripts every call, whatever docker this machine has).
+   */
+  findBuildxPlugin?: boolean;
 }
 
 /**
@@ -49,7 +54,8 @@ export function stepBuildx(deps: StepDeps, env: Record<string, string> = {}): Bu
       logger: deps.io.logger,
       exec: deps.exec,
       docker: deps.docker,
-      env: Object.keys(env).length > 0 ? env : undefined
+      env: Object.keys(env).length > 0 ? env : undefined,
+      findPlugin: deps.findBuildxPlugin ?? deps.exec === undefined
     })
   );
 }

@@ -163,16 +163,20 @@ describe('HandshakeOnlyBackend', () => {
 });
 
 describe('createBuildkitBackends', () => {
-  /** What serves a builder: the dockerd socket, or 'handshake-only'. */
+  /** What serves a builder: the dockerd socket, or the backend's kind. */
   const target = (b: BuildkitBackend): string => (b instanceof DockerGrpcBackend ? b.socketPath : b.kind);
 
   // prettier-ignore
   test.each<[number, Parameters<typeof createBuildkitBackends>[0], {amd64: string; arm64: string; both: string}]>([
-    [1, {}, {amd64: 'handshake-only', arm64: 'handshake-only', both: 'handshake-only'}],
+    [1, {}, {amd64: 'control-api', arm64: 'control-api', both: 'control-api'}],
     [2, {dockerSocket: '/d.sock'}, {amd64: '/d.sock', arm64: '/d.sock', both: '/d.sock'}],
     [3, {dockerSocket: '/d.sock', dockerSocketByArch: {arm64: '/arm.sock'}}, {amd64: '/d.sock', arm64: '/arm.sock', both: '/d.sock'}],
-    [4, {dockerSocketByArch: {amd64: '/amd.sock', arm64: '/arm.sock'}}, {amd64: '/amd.sock', arm64: '/arm.sock', both: 'handshake-only'}],
-    [5, {dockerSocketByArch: {arm64: '/arm.sock'}}, {amd64: 'handshake-only', arm64: '/arm.sock', both: 'handshake-only'}]
+    [4, {dockerSocketByArch: {amd64: '/amd.sock', arm64: '/arm.sock'}}, {amd64: '/amd.sock', arm64: '/arm.sock', both: 'control-api'}],
+    [5, {dockerSocketByArch: {arm64: '/arm.sock'}}, {amd64: 'control-api', arm64: '/arm.sock', both: 'control-api'}],
+    [6, {buildkit: {api: 'no-info', version: 'v0.10.6'}}, {amd64: 'control-api', arm64: 'control-api', both: 'control-api'}],
+    [7, {buildkit: {api: 'preface-only'}}, {amd64: 'handshake-only', arm64: 'handshake-only', both: 'handshake-only'}],
+    [8, {dockerSocketByArch: {arm64: '/arm.sock'}, buildkit: {api: 'preface-only'}}, {amd64: 'handshake-only', arm64: '/arm.sock', both: 'handshake-only'}],
+    [9, {dockerSocket: '/d.sock', buildkit: {api: 'preface-only'}}, {amd64: '/d.sock', arm64: '/d.sock', both: '/d.sock'}]
   ])('%d: %j', (_n, opts, expected) => {
     const select = createBuildkitBackends(opts);
     expect({amd64: target(select('amd64')), arm64: target(select('arm64')), both: target(select('amd64,arm64'))}).toEqual(
@@ -183,6 +187,22 @@ describe('createBuildkitBackends', () => {
   test('builders on one socket share one backend', () => {
     const select = createBuildkitBackends({dockerSocket: '/d.sock', dockerSocketByArch: {amd64: '/d.sock'}});
     expect(select('amd64')).toBe(select('arm64'));
+  });
+
+  test('each builder of the Control API gets a backend of its own (its own worker)', () => {
+    const select = createBuildkitBackends({});
+    expect(select('amd64')).not.toBe(select('amd64'));
+  });
+
+  test.each<[number, Parameters<typeof createBuildkitBackends>[0], RegExp]>([
+    [
+      1,
+      {buildkit: {api: 'grpc' as never}},
+      /^Invalid buildkit.api: "grpc"; use one of control, no-info, preface-only$/
+    ],
+    [2, {buildkit: {version: 13 as never}}, /^Invalid buildkit.version: 13; use a string such as "v0.13.2"$/]
+  ])('%d: rejects %j', (_n, opts, message) => {
+    expect(() => createBuildkitBackends(opts)).toThrow(message);
   });
 
   test('rejects a key that is not an architecture', () => {

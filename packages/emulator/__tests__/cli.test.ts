@@ -30,6 +30,11 @@ describe('parseCliArgs', () => {
       8,
       ['--docker-socket-arm64', '/arm.sock', '--docker-socket-amd64=/amd.sock'],
       {dockerSocketByArch: {arm64: '/arm.sock', amd64: '/amd.sock'}}
+    ],
+    [
+      9,
+      ['--buildkit-api', 'no-info', '--buildkit-version=v0.10.6'],
+      {buildkitApi: 'no-info', buildkitVersion: 'v0.10.6'}
     ]
   ])('%d: %j', (_n, argv, expected) => {
     expect(parseCliArgs(argv)).toEqual({...DEFAULTS, ...expected});
@@ -43,7 +48,8 @@ describe('parseCliArgs', () => {
     [5, ['--latency-ms', '-5'], /needs a value|integer/],
     [6, ['--idle-timeout-ms', '1.5'], /integer/],
     [7, ['--profiles='], /needs a value/],
-    [8, ['--docker-socket-arm64'], /needs a value/]
+    [8, ['--docker-socket-arm64'], /needs a value/],
+    [9, ['--buildkit-api', 'grpc'], /^Option --buildkit-api must be one of control, no-info, preface-only, got "grpc"$/]
   ])('%d: rejects %j', (_n, argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });
@@ -66,7 +72,8 @@ describe('emulatorOptsFromCli', () => {
         dockerSocket: '/d.sock',
         dockerSocketByArch: {arm64: '/arm.sock'},
         latencyMs: 5,
-        idleTimeoutMs: 9
+        idleTimeoutMs: 9,
+        buildkitApi: 'preface-only'
       },
       {profiles: [{name: 'x'}], apiKeys: [{key: 'file', scopes: ['builders']}]}
     );
@@ -81,13 +88,20 @@ describe('emulatorOptsFromCli', () => {
       dockerSocket: '/d.sock',
       dockerSocketByArch: {arm64: '/arm.sock'},
       latencyMs: 5,
-      idleTimeoutMs: 9
+      idleTimeoutMs: 9,
+      buildkit: {api: 'preface-only'}
     });
   });
 });
 
 test.each<[number, Parameters<typeof describeBackends>[0], string]>([
-  [1, {}, 'TLS handshake only'],
+  [1, {}, 'BuildKit v0.13.2 Control API (Info, ListWorkers)'],
+  [
+    4,
+    {buildkit: {api: 'no-info', version: 'v0.10.6'}},
+    'BuildKit v0.10.6 Control API without Info (as BuildKit < 0.11)'
+  ],
+  [5, {buildkit: {api: 'preface-only'}}, 'HTTP/2 preface only (no gRPC call answered)'],
   [2, {dockerSocket: '/d.sock'}, 'dockerd BuildKit at /d.sock'],
   [
     3,

@@ -1,7 +1,10 @@
 import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
+import tls from 'node:tls';
+import {CONTROL_INFO_PATH, CONTROL_LIST_WORKERS_PATH} from '../src/buildkit-control.js';
 import {ManualClock} from '../src/clock.js';
-import {Emulator} from '../src/emulator.js';
+import {Emulator, type EmulatorOpts} from '../src/emulator.js';
+import {type ClientPems, decodeInfoResponse, decodeListWorkersResponse, grpcCall, openSession} from './grpc-client.js';
 import {assign, call, details, handshake, KEY, waitFor} from './support.js';
 
 let emu: Emulator;
@@ -289,3 +292,112 @@ describe('lifecycle', () => {
     await expect(Emulator.start({profiles: [], apiKeys: []})).rejects.toThrow(/API key/);
   });
 });
+
+describe('builders without a dockerd (option buildkit)', () => {
+  const started: Emulator[] = [];
+  afterEach(() => Promise.all(started.splice(0).map(e => e.close())));
+
+  /** An emulator with one multi-arch builder assigned: its port and client material. */
+  async function builderOf(buildkit?: EmulatorOpts['buildkit']) {
+    const local = await Emulator.start({profiles: [{name: 'multi', architectures: ['amd64', 'arm64']}], buildkit});
+    started.push(local);
+    const [id] = await assign(local, 'multi');
+    const {host, ca, client_cert, client_key} = (await details(local, id!)).metadata;
+    return {port: Number(host.split(':')[1]), pems: {ca: ca!, cert: client_cert!, key: client_key!}};
+  }
+
+  /** Info and ListWorkers on one session: the gRPC status of Info, the version and platforms ListWorkers gives. */
+  async function controlCalls(port: number, pems: ClientPems) {
+    const session = openSession(port, pems);
+    try {
+      const info = await grpcCall(session, CONTROL_INFO_PATH);
+      const [worker] = decodeListWorkersResponse((await grpcCall(session, CONTROL_LIST_WORKERS_PATH)).message!);
+      return {
+        info: {grpcStatus: info.grpcStatus, ...(info.message ? decodeInfoResponse(info.message) : {})},
+        workers: {version: worker?.BuildkitVersion?.version, platforms: worker?.platforms}
+      };
+    } finally {
+      session.destroy();
+    }
+  }
+
+  const BOTH = [
+    {Architecture: 'amd64', OS: 'linux'},
+    {Architecture: 'arm64', OS: 'linux'}
+  ];
+
+  test.each<[number, EmulatorOpts['buildkit'], object]>([
+    [
+      1,
+      undefined,
+      {
+        info: {grpcStatus: '0', buildkitVersion: expect.objectContaining({version: 'v0.13.2'})},
+        workers: {version: 'v0.13.2', platforms: BOTH}
+      }
+    ],
+    [
+      2,
+      {api: 'no-info', version: 'v0.10.6'},
+      {info: {grpcStatus: '12'}, workers: {version: 'v0.10.6', platforms: BOTH}}
+    ]
+  ])('%d: %j → Control API answers', async (_n, buildkit, expected) => {
+    const {port, pems} = await builderOf(buildkit);
+    expect(await controlCalls(port, pems)).toEqual(expected);
+  });
+
+  test("'preface-only': the server's preface and nothing else, while 'control' answers the same bytes", async () => {
+    const control = await builderOf({api: 'control'});
+    expect(await rawCall(control.port, control.pems, {end: false})).toContainEqual({type: FRAME.headers, stream: 1});
+    const prefaceOnly = await builderOf({api: 'preface-only'});
+    expect(await rawCall(prefaceOnly.port, prefaceOnly.pems, {end: true})).toEqual([{type: FRAME.settings, stream: 0}]);
+  });
+});
+
+const FRAME = {headers: 1, settings: 4} as const;
+
+/**
+ * Sends HTTP/2's client preface and a gRPC call to Control/Info as raw bytes (HPACK literals), then ends
+ * its side (`end`) and reads to the end, or reads until the answer's HEADERS frame. Resolves with the
+ * frames the server sent (type and stream).
+ */
+function rawCall(port: number, pems: ClientPems, opts: {end: boolean}): Promise<{type: number; stream: number}[]> {
+  const literal = (index: number, value: string): Buffer =>
+    Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value, 'latin1')]);
+  const block = Buffer.concat([
+    Buffer.from([0x83, 0x87]), // :method POST, :scheme https (static table 3 and 7)
+    literal(0x04, CONTROL_INFO_PATH), // :path (4), literal without indexing
+    literal(0x01, 'builder'), // :authority (1)
+    Buffer.from([0x0f, 0x10]), // content-type (31 = 15 + 16)
+    literal(0, 'application/grpc').subarray(1)
+  ]);
+  // END_STREAM and END_HEADERS, stream 1
+  const head = Buffer.from([0, block.length >> 8, block.length & 0xff, FRAME.headers, 0x5, 0, 0, 0, 1]);
+  const preface = Buffer.concat([
+    Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'),
+    Buffer.from([0, 0, 0, FRAME.settings, 0, 0, 0, 0, 0])
+  ]);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({host: '127.0.0.1', port, ...pems, ALPNProtocols: ['h2']});
+    let bytes = Buffer.alloc(0);
+    const frames = (): {type: number; stream: number}[] => {
+      const out = [];
+      for (let at = 0; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3)) {
+        out.push({type: bytes[at + 3]!, stream: bytes.readUInt32BE(at + 5) & 0x7fffffff});
+      }
+      return out;
+    };
+    socket.on('error', reject);
+    socket.once('secureConnect', () => {
+      socket.write(Buffer.concat([preface, head, block]));
+      if (opts.end) socket.end();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      if (!opts.end && frames().some(f => f.type === FRAME.headers && f.stream === 1)) {
+        socket.destroy();
+        resolve(frames());
+      }
+    });
+    socket.on('end', () => resolve(frames()));
+  });
+}

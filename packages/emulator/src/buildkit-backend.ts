@@ -1,10 +1,11 @@
 import net from 'node:net';
 import type {Duplex} from 'node:stream';
+import {ControlApiBackend} from './buildkit-control.js';
 import {type Architecture, type BuilderArch, isArchitecture} from './pricing.js';
 
 /** BuildkitBackend serves one client connection that passed the builder's mTLS handshake. */
 export interface BuildkitBackend {
-  /** 'handshake-only' or 'dockerd'. */
+  /** 'handshake-only', 'control-api' or 'dockerd'. */
   readonly kind: string;
   /** Takes ownership of the (decrypted) client stream. */
   serve(client: Duplex): void;
@@ -124,8 +125,26 @@ export class DockerGrpcBackend implements BuildkitBackend {
   }
 }
 
-/** Picks the backend that serves the builders of one architecture. */
+/** Picks the backend that serves one builder, by its architecture. */
 export type BackendSelector = (arch: BuilderArch) => BuildkitBackend;
+
+/**
+ * What builders without a dockerd answer (the emulator's `buildkit.api`):
+ * - 'control': BuildKit's Control API, Info and ListWorkers (ControlApiBackend); other calls UNIMPLEMENTED.
+ * - 'no-info': the same without Info, which answers UNIMPLEMENTED, as BuildKit < 0.11 does.
+ * - 'preface-only': an HTTP/2 preface and no call answered, as a front with nothing gRPC behind it
+ *   (HandshakeOnlyBackend).
+ */
+export const BUILDKIT_APIS = ['control', 'no-info', 'preface-only'] as const;
+export type BuildkitApi = (typeof BUILDKIT_APIS)[number];
+
+/** The BuildKit that builders without a dockerd emulate. */
+export interface BuildkitEmulation {
+  /** Default 'control'. */
+  api?: BuildkitApi;
+  /** The version Info and ListWorkers report; default DEFAULT_BUILDKIT_VERSION ('v0.13.2'). */
+  version?: string;
+}
 
 export interface BuildkitBackendsOpts {
   /** The dockerd every builder proxies to unless `dockerSocketByArch` names one for its architecture. */
@@ -135,13 +154,15 @@ export interface BuildkitBackendsOpts {
    * service's (one VM each, spec §2.5) do. A multi-arch builder ('amd64,arm64') is one VM: it uses `dockerSocket`.
    */
   dockerSocketByArch?: Partial<Record<Architecture, string>>;
+  /** What builders without a dockerd answer. */
+  buildkit?: BuildkitEmulation;
   onError?: (error: Error) => void;
 }
 
 /**
  * The backends of an emulator: builders of an architecture named in `dockerSocketByArch` proxy to that
- * dockerd, the others to `dockerSocket`; with neither, they complete the TLS handshake only. Builders on one
- * socket share one backend.
+ * dockerd, the others to `dockerSocket`; with neither, they answer as `buildkit.api` says. Builders on one
+ * socket share one backend; each builder of the Control API gets its own (its own worker ID, as one VM).
  */
 export function createBuildkitBackends(opts: BuildkitBackendsOpts): BackendSelector {
   for (const key of Object.keys(opts.dockerSocketByArch ?? {})) {
@@ -149,11 +170,21 @@ export function createBuildkitBackends(opts: BuildkitBackendsOpts): BackendSelec
       throw new Error(`Invalid dockerSocketByArch: ${JSON.stringify(key)} is not an architecture (amd64 or arm64)`);
     }
   }
+  const api = opts.buildkit?.api ?? 'control';
+  if (!BUILDKIT_APIS.includes(api)) {
+    throw new Error(`Invalid buildkit.api: ${JSON.stringify(api)}; use one of ${BUILDKIT_APIS.join(', ')}`);
+  }
+  const version = opts.buildkit?.version;
+  if (version !== undefined && typeof version !== 'string') {
+    throw new Error(`Invalid buildkit.version: ${JSON.stringify(version)}; use a string such as "v0.13.2"`);
+  }
   const bySocket = new Map<string, BuildkitBackend>();
   const handshakeOnly = new HandshakeOnlyBackend();
   return arch => {
     const socket = (isArchitecture(arch) ? opts.dockerSocketByArch?.[arch] : undefined) ?? opts.dockerSocket;
-    if (!socket) return handshakeOnly;
+    if (!socket) {
+      return api === 'preface-only' ? handshakeOnly : new ControlApiBackend({arch, version, info: api === 'control'});
+    }
     let backend = bySocket.get(socket);
     if (!backend) {
       backend = new DockerGrpcBackend({socketPath: socket, onError: opts.onError});

@@ -3,6 +3,8 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
 import type {ApiKey} from './auth.js';
+import {BUILDKIT_APIS, type BuildkitApi} from './buildkit-backend.js';
+import {DEFAULT_BUILDKIT_VERSION} from './buildkit-control.js';
 import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
 import {Emulator, type EmulatorOpts} from './emulator.js';
 import type {LedgerEntry} from './ledger.js';
@@ -20,6 +22,10 @@ export interface CliOptions {
   dockerSocket?: string;
   /** --docker-socket-amd64 / --docker-socket-arm64: a dockerd for the builders of that architecture. */
   dockerSocketByArch?: Partial<Record<Architecture, string>>;
+  /** --buildkit-api: what builders without a dockerd answer. */
+  buildkitApi?: BuildkitApi;
+  /** --buildkit-version: the BuildKit version they report. */
+  buildkitVersion?: string;
   latencyMs?: number;
   idleTimeoutMs?: number;
   /** Serve HTTPS with a certificate for this name (signed by a private CA generated at start). */
@@ -41,10 +47,14 @@ Options:
   --profiles FILE        JSON file {"profiles": [...], "apiKeys": [...]} (default: one profile "default", amd64)
   --api-key KEY          accept KEY (scopes ci, cache, builders) besides the file's keys;
                          with neither, the key is emulator-key
-  --docker-socket PATH   proxy builders to this dockerd's BuildKit (default: TLS handshake only)
+  --docker-socket PATH   proxy builders to this dockerd's BuildKit (without it: --buildkit-api)
   --docker-socket-amd64 PATH, --docker-socket-arm64 PATH
                          proxy the builders of that architecture to this dockerd instead, so that
                          each node of a multi-arch assignment has its own BuildKit, as in the service
+  --buildkit-api API     what builders without a dockerd answer: control (default: BuildKit's
+                         Control API, Info and ListWorkers), no-info (Info UNIMPLEMENTED, as
+                         BuildKit < 0.11) or preface-only (HTTP/2 preface, no call answered)
+  --buildkit-version V   the BuildKit version they report (default ${DEFAULT_BUILDKIT_VERSION})
   --latency-ms N         latency added to every API response (default 0)
   --idle-timeout-ms N    builder idle time-out (default 1800000; 0 disables)
   --https NAME           serve the API over HTTPS with a certificate for NAME (and localhost,
@@ -70,6 +80,8 @@ const VALUE_FLAGS = [
   '--docker-socket',
   '--docker-socket-amd64',
   '--docker-socket-arm64',
+  '--buildkit-api',
+  '--buildkit-version',
   '--latency-ms',
   '--idle-timeout-ms',
   '--https',
@@ -124,6 +136,17 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
           [flag === '--docker-socket-amd64' ? 'amd64' : 'arm64']: value
         };
         break;
+      case '--buildkit-api':
+        if (!(BUILDKIT_APIS as readonly string[]).includes(value)) {
+          throw new CliUsageError(
+            `Option ${flag} must be one of ${BUILDKIT_APIS.join(', ')}, got ${JSON.stringify(value)}`
+          );
+        }
+        opts.buildkitApi = value as BuildkitApi;
+        break;
+      case '--buildkit-version':
+        opts.buildkitVersion = value;
+        break;
       case '--latency-ms':
         opts.latencyMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
         break;
@@ -172,6 +195,9 @@ export function emulatorOptsFromCli(cli: CliOptions, config?: EmulatorConfigFile
   if (cli.host !== undefined) opts.host = cli.host;
   if (cli.dockerSocket !== undefined) opts.dockerSocket = cli.dockerSocket;
   if (cli.dockerSocketByArch !== undefined) opts.dockerSocketByArch = {...cli.dockerSocketByArch};
+  if (cli.buildkitApi !== undefined || cli.buildkitVersion !== undefined) {
+    opts.buildkit = {api: cli.buildkitApi, version: cli.buildkitVersion};
+  }
   if (cli.latencyMs !== undefined) opts.latencyMs = cli.latencyMs;
   if (cli.idleTimeoutMs !== undefined) opts.idleTimeoutMs = cli.idleTimeoutMs;
   if (cli.httpsHostname !== undefined) opts.https = {hostnames: [cli.httpsHostname]};
@@ -252,10 +278,22 @@ export async function runCli(
 }
 
 /** The backend line of the banner: which dockerd serves the builders (of each architecture, when split). */
-export function describeBackends(opts: Pick<EmulatorOpts, 'dockerSocket' | 'dockerSocketByArch'>): string {
-  const all = opts.dockerSocket ? `dockerd BuildKit at ${opts.dockerSocket}` : 'TLS handshake only';
+export function describeBackends(opts: Pick<EmulatorOpts, 'dockerSocket' | 'dockerSocketByArch' | 'buildkit'>): string {
+  const all = opts.dockerSocket ? `dockerd BuildKit at ${opts.dockerSocket}` : describeBuildkitApi(opts.buildkit);
   const byArch = Object.entries(opts.dockerSocketByArch ?? {}).map(([arch, socket]) => `${arch}: ${socket}`);
   return byArch.length === 0 ? all : `${byArch.join(', ')}; other builders: ${all}`;
+}
+
+function describeBuildkitApi(buildkit: EmulatorOpts['buildkit']): string {
+  const version = buildkit?.version ?? DEFAULT_BUILDKIT_VERSION;
+  switch (buildkit?.api ?? 'control') {
+    case 'control':
+      return `BuildKit ${version} Control API (Info, ListWorkers)`;
+    case 'no-info':
+      return `BuildKit ${version} Control API without Info (as BuildKit < 0.11)`;
+    case 'preface-only':
+      return 'HTTP/2 preface only (no gRPC call answered)';
+  }
 }
 
 /** The ledger as printable text, one line per builder, then the totals. */

@@ -4,7 +4,7 @@ import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
 import type {EndpointMode} from './builder-endpoint.js';
 import {BuilderRegistry} from './builder-registry.js';
-import {createBuildkitBackends} from './buildkit-backend.js';
+import {type BuildkitEmulation, createBuildkitBackends} from './buildkit-backend.js';
 import {CiApi} from './ci-routes.js';
 import {type EmulatorClock, systemClock} from './clock.js';
 import {FaultInjector, type FaultRule, type StoredFault} from './faults.js';
@@ -34,7 +34,7 @@ export interface EmulatorOpts {
   idleTimeoutMs?: number;
   /** Added to every API response; default 0. */
   latencyMs?: number;
-  /** When set, builders proxy to this dockerd's BuildKit; otherwise they only complete the TLS handshake. */
+  /** When set, builders proxy to this dockerd's BuildKit; otherwise they answer as `buildkit` says. */
   dockerSocket?: string;
   /**
    * A dockerd per architecture (e.g. {arm64: '/run/arm.sock'}): builders of that architecture proxy to its
@@ -43,6 +43,12 @@ export interface EmulatorOpts {
    * collides on a shared BuildKit). Multi-arch builders ('amd64,arm64') use `dockerSocket`.
    */
   dockerSocketByArch?: Partial<Record<Architecture, string>>;
+  /**
+   * What builders without a dockerd answer: `api` 'control' (default: BuildKit's Control API, Info and
+   * ListWorkers), 'no-info' (Info UNIMPLEMENTED, as BuildKit < 0.11) or 'preface-only' (HTTP/2's preface,
+   * no call answered); `version` the BuildKit version reported (default 'v0.13.2').
+   */
+  buildkit?: BuildkitEmulation;
   /** Time source for timestamps, readiness, idle time-outs and delays; default the system clock. */
   clock?: EmulatorClock;
   /** Receives one line per API request, idle time-out and backend error (the CLI prints them). */
@@ -98,6 +104,7 @@ export class Emulator implements EmulatorControls {
       backend: createBuildkitBackends({
         dockerSocket: opts.dockerSocket,
         dockerSocketByArch: opts.dockerSocketByArch,
+        buildkit: opts.buildkit,
         onError: e => log?.(e.message)
       }),
       idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
@@ -120,7 +127,7 @@ export class Emulator implements EmulatorControls {
       clock,
       latencyMs: () => this.#latencyMs,
       onRequest: log,
-      ...(apiTls ? {tls: {cert: apiTls.cert, key: apiTls.key}} : {})
+      tls: apiTls
     });
     this.#apiCaCert = apiTls?.caCert;
   }

@@ -39,8 +39,18 @@ export {
   type BuildkitBackend,
   HandshakeOnlyBackend,
   DockerGrpcBackend,
-  DOCKERD_GRPC_HIJACK_REQUEST
+  DOCKERD_GRPC_HIJACK_REQUEST,
+  BUILDKIT_APIS,
+  type BuildkitApi,
+  type BuildkitEmulation
 } from './buildkit-backend.js';
+export {
+  ControlApiBackend,
+  DEFAULT_BUILDKIT_VERSION,
+  CONTROL_INFO_PATH,
+  CONTROL_LIST_WORKERS_PATH,
+  type ControlApiBackendOpts
+} from './buildkit-control.js';
 export {loadEmulatorConfig, parseEmulatorConfig, type EmulatorConfigFile} from './config-file.js';
 export {
   parseCliArgs,

@@ -2,11 +2,14 @@
 // a node down on `inspect --bootstrap`, a broken builder on `rm`, the image store on `docker info`. Driven
 // through core's Buildx, as the actions run it.
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
+import {createServer, type Server} from 'node:tls';
 import {fileURLToPath} from 'node:url';
 import {BuilderNodesDownError, Buildx, BuildxError, NodeExec} from '@remote-builder-actions/core';
+import {generateBuilderPki} from '../src/pki.js';
 
 const DOCKER = resolve(dirname(fileURLToPath(import.meta.url)), '../fake-docker/docker');
 
@@ -18,17 +21,18 @@ afterEach(() => rmSync(dir, {recursive: true, force: true}));
 
 /** A Buildx on the fake docker, buildx's files in the test's folder. */
 function buildxAs(version: string, env: Record<string, string> = {}): Buildx {
-  return new Buildx({
-    exec: new NodeExec(),
-    docker: DOCKER,
-    env: {
-      FAKE_DOCKER_DIR: join(dir, 'docker'),
-      BUILDX_CONFIG: join(dir, 'buildx'),
-      FAKE_DOCKER_BUILDX_VERSION: version,
-      FAKE_DOCKER_BUILDX_STORE: '1',
-      ...env
-    }
-  });
+  return new Buildx({exec: new NodeExec(), docker: DOCKER, env: envAs(version, env)});
+}
+
+/** The fake docker's environment as that buildx version, buildx's files in the test's folder. */
+function envAs(version: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    FAKE_DOCKER_DIR: join(dir, 'docker'),
+    BUILDX_CONFIG: join(dir, 'buildx'),
+    FAKE_DOCKER_BUILDX_VERSION: version,
+    FAKE_DOCKER_BUILDX_STORE: '1',
+    ...env
+  };
 }
 
 /** Builder rb with local (not dialled) nodes b1 and b2. */
@@ -144,5 +148,105 @@ describe('build --load: the image id (docker/buildx#3136)', () => {
     const r = await build(version, store);
     expect(r.imageId).not.toBe(r.manifest);
     expect(r.config).toMatch(/^sha256:/);
+  });
+});
+
+describe("FAKE_DOCKER_BUILDX_STORE=1: the builder is buildx's record", () => {
+  const record = (): string => readFileSync(join(dir, 'buildx', 'instances', 'rb'), 'utf8');
+  const opts = (n: string): string => `{"cacert":"/c/${n}/ca.pem","cert":"/c/${n}/cert.pem","key":"/c/${n}/key.pem"}`;
+  const certs = (n: string) => ({cacert: `/c/${n}/ca.pem`, cert: `/c/${n}/cert.pem`, key: `/c/${n}/key.pem`});
+
+  test('create, append and rm: the record buildx writes for our argv (captured from buildx 0.29.1)', async () => {
+    const buildx = buildxAs('0.36.1');
+    const create = {name: 'rb', endpoint: 'tcp://127.0.0.1:1001', platforms: ['linux/amd64'], use: true};
+    await buildx.createNode({...create, node: 'n1', certs: certs('n1')});
+    const n1 = `"Name":"n1","Endpoint":"tcp://127.0.0.1:1001"`;
+    const tail = (n: string): string => `"DriverOpts":${opts(n)},"Flags":null,"Files":null}`;
+    const amd64 = '{"architecture":"amd64","os":"linux"}';
+    expect(record()).toBe(
+      `{"Name":"rb","Driver":"remote","Nodes":[{${n1},"Platforms":[${amd64}],${tail('n1')}],"Dynamic":false}`
+    );
+    expect(statSync(join(dir, 'buildx', 'instances', 'rb')).mode & 0o777).toBe(0o600);
+    const append = {
+      name: 'rb',
+      endpoint: 'tcp://127.0.0.1:1002',
+      platforms: ['linux/amd64', 'linux/arm'],
+      append: true
+    };
+    await buildx.createNode({...append, node: 'N2', certs: certs('n2')});
+    // buildx lower-cases the node name, stores linux/arm as arm/v7 and drops n2's platforms from n1.
+    const n2 = `"Name":"n2","Endpoint":"tcp://127.0.0.1:1002","Platforms":[${amd64},{"architecture":"arm","os":"linux","variant":"v7"}]`;
+    expect(record()).toBe(
+      `{"Name":"rb","Driver":"remote","Nodes":[{${n1},"Platforms":[],${tail('n1')},{${n2},${tail('n2')}],"Dynamic":false}`
+    );
+    await expect(buildx.rm('rb')).resolves.toBe('removed');
+    expect(readdirSync(join(dir, 'buildx', 'instances'))).toEqual([]);
+    expect(readdirSync(join(dir, 'buildx', 'activity'))).toEqual([]);
+    await expect(buildx.exists('rb')).resolves.toBe(false);
+  });
+
+  describe('a node added by editing the record', () => {
+    const servers: Server[] = [];
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map(s => new Promise(r => s.close(r))));
+    });
+
+    /** A mutual-TLS endpoint (as a BuildKit node holds TLS) and the node's certificate files; counts dials. */
+    async function node(
+      name: string
+    ): Promise<{endpoint: string; certs: ReturnType<typeof certs>; dialled: () => number}> {
+      const pki = await generateBuilderPki({label: name});
+      let connections = 0;
+      const server = createServer(
+        {cert: pki.serverCert, key: pki.serverKey, ca: pki.caCert, requestCert: true, ALPNProtocols: ['h2']},
+        socket => socket.end()
+      );
+      // The fake reports a node running only once the handshake with its files succeeded.
+      server.on('connection', () => connections++);
+      servers.push(server);
+      await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+      const files = join(dir, 'certs', name);
+      mkdirSync(files, {recursive: true});
+      const paths = {cacert: join(files, 'ca.pem'), cert: join(files, 'cert.pem'), key: join(files, 'key.pem')};
+      writeFileSync(paths.cacert, pki.caCert);
+      writeFileSync(paths.cert, pki.clientCert);
+      writeFileSync(paths.key, pki.clientKey);
+      const {port} = server.address() as AddressInfo;
+      return {endpoint: `tcp://127.0.0.1:${port}`, certs: paths, dialled: () => connections};
+    }
+
+    test('is dialled by inspect --bootstrap, listed by ls and removed by rm, as one of create --append', async () => {
+      const [a, b] = [await node('n1'), await node('n2')];
+      const buildx = buildxAs('0.36.1');
+      await buildx.createNode({
+        name: 'rb',
+        node: 'n1',
+        endpoint: a.endpoint,
+        certs: a.certs,
+        platforms: ['linux/amd64']
+      });
+      const edited = JSON.parse(record()) as {Nodes: unknown[]};
+      const added = {Name: 'n2', Endpoint: b.endpoint, Platforms: [{architecture: 'arm64', os: 'linux'}]};
+      edited.Nodes.push({...added, DriverOpts: b.certs, Flags: null, Files: null});
+      writeFileSync(join(dir, 'buildx', 'instances', 'rb'), JSON.stringify(edited), {mode: 0o600});
+
+      const out = await buildx.bootstrap('rb');
+      expect(out).toContain(`Name:      n2\nEndpoint:  ${b.endpoint}\nStatus:    running\n`);
+      expect(out).toContain('Platforms: linux/arm64*');
+      expect([a.dialled(), b.dialled()]).toEqual([1, 1]);
+      const ls = await new NodeExec().run(DOCKER, ['buildx', 'ls'], {env: envAs('0.36.1'), silent: true});
+      expect(ls.stdout).toMatch(new RegExp(` \\\\_ n2 +\\\\_ ${b.endpoint.replace(/[.]/g, '\\.')} +running`));
+      await expect(buildx.rm('rb')).resolves.toBe('removed');
+      expect(existsSync(join(dir, 'buildx', 'instances', 'rb'))).toBe(false);
+    });
+  });
+
+  test("without it, nothing is written in buildx's config dir: the builders are in builders.json", async () => {
+    const buildx = buildxAs('0.36.1', {FAKE_DOCKER_BUILDX_STORE: ''});
+    await buildx.createNode({name: 'rb', node: 'n1', endpoint: 'tcp://127.0.0.1:1001', certs: certs('n1')});
+    expect(existsSync(join(dir, 'buildx'))).toBe(false);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'docker', 'builders.json'), 'utf8')) as object)).toEqual([
+      'rb'
+    ]);
   });
 });

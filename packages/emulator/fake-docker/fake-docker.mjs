@@ -18,9 +18,12 @@
 // (FAKE_DOCKER_NODE_BOOTING=<node,...>: nodes not running until booted, which boot fine), and fails when every
 // node it booted failed; >= 0.22 fails whenever one failed (docker/buildx#3062). FAKE_DOCKER_BROKEN_BUILDERS=
 // <name,...> builders buildx cannot load: `rm` fails; below 0.36 the builder stays, from 0.36 it is removed
-// anyway (docker/buildx#3934). FAKE_DOCKER_BUILDX_STORE=1 also keeps buildx's own files of each builder in
-// its config dir (BUILDX_CONFIG, else $DOCKER_CONFIG/buildx, else ~/.docker/buildx): instances/<name> and
-// activity/<name> (create), removed with refs/<name>/ by a successful rm. `docker info`: the engine's image
+// anyway (docker/buildx#3934). FAKE_DOCKER_BUILDX_STORE=1 keeps the builders where buildx does, in its config
+// dir (BUILDX_CONFIG, else $DOCKER_CONFIG/buildx, else ~/.docker/buildx): instances/<name>, in buildx's format
+// (./buildx-store.mjs), is the builder for every command, so a node added by editing it is seen like one of
+// `create --append`; activity/<name> (create), removed with refs/<name>/ by a successful rm; only what buildx
+// does not store stays in $FAKE_DOCKER_DIR/builders.json: the builders `create` made and `rm` did not remove,
+// with their --use. Without it, the builders are in builders.json. `docker info`: the engine's image
 // store with FAKE_DOCKER_IMAGE_STORE=containerd|classic (DriverStatus as Docker 26-29 print it); without it, no
 // engine is reachable (with --format, exit 0 and the error in ServerErrors, as the docker CLI does). A build
 // loaded (--load) into the containerd store by buildx >= 0.24 writes the manifest digest to --iidfile and no
@@ -54,9 +57,9 @@
 import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
-import {homedir} from 'node:os';
 import {basename, join} from 'node:path';
 import {connect} from 'node:tls';
+import {buildxConfigDir, buildxRecords, fakeBuilder} from './buildx-store.mjs';
 import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
 import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
 import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
@@ -102,6 +105,23 @@ const withLock = fn => {
   }
 };
 const store = b => writeFileSync(storePath, JSON.stringify(b, null, 2));
+// With FAKE_DOCKER_BUILDX_STORE=1 (see the header) the builders are buildx's records, and builders.json
+// keeps only {<name>: {use}} of each builder `create` made and `rm` did not remove, in creation order.
+const records = process.env.FAKE_DOCKER_BUILDX_STORE === '1' ? buildxRecords(buildxConfigDir()) : undefined;
+/** The builder `name` ({nodes, use}), or undefined. */
+const builderOf = name => {
+  if (!records) return load()[name];
+  const r = records.read(name);
+  return r && {...fakeBuilder(r), use: load()[r.Name]?.use};
+};
+/** Every builder by name, in the order they were created (records made by hand last). */
+const allBuilders = () => {
+  if (!records) return load();
+  const made = load();
+  const order = r => Object.keys(made).indexOf(r.Name) >>> 0;
+  const list = records.list().sort((a, b) => order(a) - order(b));
+  return Object.fromEntries(list.map(r => [r.Name, {...fakeBuilder(r), use: made[r.Name]?.use}]));
+};
 const die = msg => {
   process.stderr.write(`ERROR: ${msg}\n`);
   process.exit(1);
@@ -110,6 +130,8 @@ const flag = name => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
+/** Every value of a repeatable flag. */
+const flags = name => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
 const maybeFault = op => {
   if (hang.has(op)) setInterval(() => undefined, 1000);
   else if (fail.has(op)) die(`fake docker: ${op} failed as requested (FAKE_DOCKER_FAIL)`);
@@ -139,7 +161,7 @@ const warmPath = join(dir, 'warm-builders.json');
 let cacheKey;
 const builderKey = () =>
   (cacheKey ??= withLock(() =>
-    [builderName, ...(load()[builderName]?.nodes ?? []).map(n => n.endpoint).sort()].join(' ')
+    [builderName, ...(builderOf(builderName)?.nodes ?? []).map(n => n.endpoint).sort()].join(' ')
   ));
 const readWarm = () => (existsSync(warmPath) ? JSON.parse(readFileSync(warmPath, 'utf8')) : []);
 // (The lock is not re-entrant: the key is taken before.)
@@ -169,7 +191,7 @@ const hangBuild = async progress => {
   setInterval(() => undefined, 1000);
   const emulator = process.env.FAKE_DOCKER_BUILD_HANG_FAIL_BUILDERS;
   if (!emulator) return;
-  for (const {node} of load()[builderName]?.nodes ?? []) {
+  for (const {node} of builderOf(builderName)?.nodes ?? []) {
     const url = `${emulator.replace(/\/+$/, '')}/_emulator/builders/${encodeURIComponent(node)}/fail`;
     const res = await globalThis.fetch(url, {method: 'POST'}).catch(e => ({ok: false, status: e.message}));
     if (!res.ok) process.stderr.write(`fake docker: failing builder ${node} at ${url} failed: ${res.status}\n`);
@@ -208,7 +230,14 @@ if (cmd === 'version') {
     const node = flag('--node') || `${flag('--name')}0`;
     const endpoint = remote ? args[args.length - 1] : 'unix:///var/run/docker.sock';
     const opts = Object.fromEntries((flag('--driver-opt') || '').split(',').map(kv => kv.split('=')));
+    const inStore = () => {
+      const spec = {name, append, endpoint, node: flag('--node'), driver: flag('--driver')};
+      const error = records.create({...spec, platforms: flags('--platform'), driverOpts: flags('--driver-opt')});
+      if (!error && !append) store({...load(), [name]: {use: args.includes('--use')}});
+      return error;
+    };
     const error = withLock(() => {
+      if (records) return inStore();
       const builders = load();
       if (append && !builders[name]) return `no builder "${name}" found`;
       if (!append && builders[name]) {
@@ -219,7 +248,6 @@ if (cmd === 'version') {
         ? {...builders[name], nodes: [...builders[name].nodes, entry]}
         : {nodes: [entry], use: args.includes('--use')};
       store(builders);
-      buildxStoreSave(name, builders[name]);
       return undefined;
     });
     if (error) die(error);
@@ -227,7 +255,7 @@ if (cmd === 'version') {
   }
 } else if (cmd === 'inspect') {
   const name = flag('--builder');
-  const builder = load()[name];
+  const builder = builderOf(name);
   if (!builder) die(`no builder "${name}" found`);
   if (args.includes('--bootstrap')) {
     if (!maybeFault('bootstrap')) await bootstrap(name, builder, bootNodes(builder));
@@ -239,13 +267,13 @@ if (cmd === 'version') {
   if (!maybeFault('rm')) {
     const broken = listEnv('FAKE_DOCKER_BROKEN_BUILDERS').includes(name);
     const error = withLock(() => {
-      const builders = load();
-      if (!builders[name]) return `no builder "${name}" found`;
+      if (!builderOf(name)) return `no builder "${name}" found`;
       // A builder buildx cannot load: kept below 0.36, removed anyway from 0.36 (docker/buildx#3934).
       if (broken && !buildxSince(36)) return 'broken';
+      records?.remove(name);
+      const builders = load();
       delete builders[name];
       store(builders);
-      buildxStoreRemove(name);
       return broken ? 'broken' : undefined;
     });
     if (error === 'broken') {
@@ -290,7 +318,7 @@ if (cmd === 'version') {
     else {
       const ms = Number(process.env.FAKE_DOCKER_BUILD_MS || 0);
       if (ms > 0) await new Promise(r => setTimeout(r, ms));
-      const nodes = load()[builderName]?.nodes ?? [];
+      const nodes = builderOf(builderName)?.nodes ?? [];
       const archs = new Set(
         nodes
           .flatMap(n => (n.platforms || '').split(','))
@@ -427,7 +455,12 @@ async function ls() {
   const format = flag('--format') ?? args.find(a => a.startsWith('--format='))?.slice('--format='.length) ?? 'table';
   if (format !== 'table' && format !== 'json') die(`fake docker: buildx ls --format ${format} is not implemented`);
   const bk = process.env.FAKE_DOCKER_BUILDKIT_VERSION ?? 'v0.13.2';
-  const stored = withLock(load);
+  let stored;
+  try {
+    stored = withLock(allBuilders);
+  } catch (e) {
+    die(e.message);
+  }
   const names = Object.keys(stored).sort();
   const lastUsed = Object.keys(stored)
     .filter(n => stored[n].use)
@@ -576,31 +609,6 @@ function bootNodes(builder) {
   });
   if (failed.length > 0 && (buildxSince(22) || failed.length === toBoot.length)) die('context deadline exceeded');
   return new Set(failed);
-}
-
-/** buildx's config dir, as buildx finds it. */
-function buildxConfigDir() {
-  return process.env.BUILDX_CONFIG || join(process.env.DOCKER_CONFIG || join(homedir(), '.docker'), 'buildx');
-}
-
-/** With FAKE_DOCKER_BUILDX_STORE=1: buildx's instances/<name> and activity/<name> of a created builder. */
-function buildxStoreSave(name, b) {
-  if (process.env.FAKE_DOCKER_BUILDX_STORE !== '1') return;
-  const dir = buildxConfigDir();
-  const key = name.toLowerCase();
-  mkdirSync(join(dir, 'instances'), {recursive: true});
-  mkdirSync(join(dir, 'activity'), {recursive: true});
-  const nodes = b.nodes.map(n => ({Name: n.node, Endpoint: n.endpoint, Platforms: null, Flags: null}));
-  writeFileSync(join(dir, 'instances', key), JSON.stringify({Name: key, Driver: b.nodes[0]?.driver, Nodes: nodes}));
-  writeFileSync(join(dir, 'activity', key), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
-}
-
-/** With FAKE_DOCKER_BUILDX_STORE=1: what buildx's store.Txn.Remove deletes. */
-function buildxStoreRemove(name) {
-  if (process.env.FAKE_DOCKER_BUILDX_STORE !== '1') return;
-  const dir = buildxConfigDir();
-  const key = name.toLowerCase();
-  for (const sub of ['instances', 'activity', 'refs']) rmSync(join(dir, sub, key), {recursive: true, force: true});
 }
 
 /** `docker info` (see the header): `--format` templates of `{{json .Field}}` / `{{.Field}}`, else a short text. */

@@ -1,0 +1,289 @@
+import {randomBytes} from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync
+} from 'node:fs';
+import {isAbsolute, join} from 'node:path';
+import {errorMessage} from '../errors.js';
+import type {NodeCertPaths} from './buildx-args.js';
+
+// buildx's store, as buildx v0.13.1 to v0.36.1 keep it (store/store.go, store/nodegroup.go, builder.Create,
+// checked against a real `buildx create` of 0.29.1): the builder's record is `<configDir>/instances/<lower-cased
+// name>`, the JSON of a NodeGroup (Go's json.Marshal: struct field order, map keys sorted, no trailing newline),
+// written atomically with mode 0600. `create --append` adds one Node and, in NodeGroup.validateDuplicates, drops
+// the new node's platforms from every other node (a nil list becomes []).
+
+/** A remote-driver node as our `buildx create` argv describes it (createNodeArgs). */
+export interface StoreNode {
+  /** `--node`. */
+  name: string;
+  /** `tcp://host:port`. */
+  endpoint: string;
+  /** `--platform`, one entry each (none: the flag is omitted). */
+  platforms: string[];
+  certs: NodeCertPaths;
+}
+
+export type StoreAppend = {appended: true} | {appended: false; why: string};
+
+export interface AppendNodeToStoreOpts {
+  /** buildx's config dir (Buildx.configDir()). */
+  configDir: string;
+  /** The builder's name as `--name` gave it. */
+  builder: string;
+  /** The nodes created so far, in the order buildx added them. */
+  existing: StoreNode[];
+  node: StoreNode;
+}
+
+/** store.ValidateName: a builder or node name; buildx stores it lower-cased. */
+const NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
+
+interface StorePlatform {
+  architecture: string;
+  os: string;
+  variant?: string;
+}
+
+interface StoreRecordNode {
+  Name: string;
+  Endpoint: string;
+  Platforms: StorePlatform[] | null;
+  DriverOpts: {cacert: string; cert: string; key: string};
+  Flags: null;
+  Files: null;
+}
+
+interface StoreRecord {
+  Name: string;
+  Driver: 'remote';
+  Nodes: StoreRecordNode[];
+  Dynamic: false;
+}
+
+/**
+ * Appends `node` to the builder's record in buildx's store, writing the very record `buildx create --append`
+ * would write, without a buildx process. Only when the record is exactly what our creates wrote for
+ * `existing` and every value is one whose buildx form we are sure of; else writes nothing and says why (the
+ * caller then runs `create --append`). Never throws.
+ *
+ * No flock (buildx locks `<configDir>/.lock` with flock(2), which Node has not): the builder's record is ours
+ * (a name unique to the step), and the caller writes only while no buildx process of ours touches the
+ * builder. The activity file buildx's Save also updates is left with the time of the create.
+ */
+export function appendNodeToStore(opts: AppendNodeToStoreOpts): StoreAppend {
+  const {configDir, builder, existing, node} = opts;
+  if (!NAME.test(builder)) return refused(`"${builder}" is not a buildx builder name`);
+  const path = join(configDir, 'instances', builder.toLowerCase());
+  let expected: StoreRecord;
+  let added: StoreRecordNode;
+  try {
+    expected = recordFor(builder, existing);
+    added = recordNode(node);
+    checkNewNode(added, expected);
+  } catch (e) {
+    return refused(errorMessage(e));
+  }
+  // buildx would load the default buildkitd config into the new node, which the remote driver refuses.
+  if (existsSync(join(configDir, 'buildkitd.default.toml'))) {
+    return refused(`${join(configDir, 'buildkitd.default.toml')} exists: buildx would give the node that config`);
+  }
+  let text: string;
+  try {
+    const owner = statSync(path).uid;
+    // buildx run through sudo gives its files to the sudo user (confutil's chowner): leave those to buildx.
+    if (process.getuid && owner !== process.getuid()) return refused(`${path} belongs to uid ${owner}, not to us`);
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return refused(`cannot read ${path}: ${errorMessage(e)}`);
+  }
+  const differs = difference(text, expected);
+  if (differs) return refused(`${path} is not the record our creates wrote: ${differs}`);
+  const next: StoreRecord = {...expected, Nodes: joinNode(expected.Nodes, added)};
+  return atomicWrite(configDir, path, goJson(next));
+}
+
+function refused(why: string): StoreAppend {
+  return {appended: false, why};
+}
+
+const PLAIN_ARCHITECTURES = new Set([
+  '386',
+  'amd64',
+  'arm64',
+  'loong64',
+  'mips',
+  'mips64',
+  'mips64le',
+  'mipsle',
+  'ppc64',
+  'ppc64le',
+  'riscv64',
+  's390x',
+  'wasm'
+]);
+const VARIANTS: Record<string, string[]> = {amd64: ['v2', 'v3', 'v4'], arm: ['v5', 'v6', 'v7', 'v8']};
+
+/**
+ * A `--platform` entry as buildx stores it (platformutil.Parse: containerd's Parse, then Normalize), only for
+ * the forms both leave as they are in every buildx from 0.13 on: `os/arch` or `os/arch/variant`, lower case,
+ * a canonical architecture (not an alias such as x86_64 or aarch64), and no variant that normalisation
+ * drops or adds (amd64/v1, arm64/v8, a bare arm that becomes arm/v7). Windows (whose OS version buildx 0.13
+ * takes from the host) and macos (stored as darwin) are refused too. Undefined when refused.
+ */
+export function storePlatform(spec: string): StorePlatform | undefined {
+  const parts = spec.split('/');
+  const [os = '', architecture = '', variant] = parts;
+  if (parts.length < 2 || parts.length > 3 || !/^[a-z][a-z0-9]*$/.test(os)) return undefined;
+  if (os === 'windows' || os === 'macos') return undefined;
+  if (variant === undefined) return PLAIN_ARCHITECTURES.has(architecture) ? {architecture, os} : undefined;
+  return VARIANTS[architecture]?.includes(variant) ? {architecture, os, variant} : undefined;
+}
+
+/** The record our create and appends of `nodes`, in order, left. Throws (why) for a node we cannot say. */
+function recordFor(builder: string, nodes: StoreNode[]): StoreRecord {
+  if (nodes.length === 0) throw new Error('no node was created yet');
+  let joined: StoreRecordNode[] = [];
+  for (const n of nodes) joined = joinNode(joined, recordNode(n));
+  return {Name: builder, Driver: 'remote', Nodes: joined, Dynamic: false};
+}
+
+/** Node `n` as buildx's NodeGroup.Update stores it for our argv; throws (why) when unsure. */
+function recordNode(n: StoreNode): StoreRecordNode {
+  if (!NAME.test(n.name)) throw new Error(`node name "${n.name}" is not one buildx accepts`);
+  if (!/^tcp:\/\/\S+$/.test(n.endpoint) || !plain(n.endpoint)) {
+    throw new Error(`node ${n.name}: endpoint ${JSON.stringify(n.endpoint)} is not a tcp:// address`);
+  }
+  const platforms = n.platforms.map(p => {
+    const stored = storePlatform(p);
+    if (!stored) throw new Error(`node ${n.name}: platform "${p}" is not one whose stored form we know`);
+    return stored;
+  });
+  for (const [key, value] of Object.entries(n.certs)) {
+    // The remote driver refuses a relative path; a quote or line break would go through CSV quoting.
+    if (!isAbsolute(value) || value.includes('"') || !plain(value)) {
+      throw new Error(`node ${n.name}: ${key} path ${JSON.stringify(value)} is not one we write as buildx does`);
+    }
+  }
+  return {
+    Name: n.name.toLowerCase(),
+    Endpoint: n.endpoint,
+    Platforms: platforms.length > 0 ? platforms : null,
+    DriverOpts: {cacert: n.certs.cacert, cert: n.certs.cert, key: n.certs.key},
+    // As every node of a remote builder has them: its driver refuses buildkitd flags and config files, so a
+    // create that stored some failed and was rolled back.
+    Flags: null,
+    Files: null
+  };
+}
+
+/** What buildx refuses, or does otherwise than append: a node of that name (an update), one at that endpoint. */
+function checkNewNode(added: StoreRecordNode, record: StoreRecord): void {
+  if (record.Nodes.some(n => n.Name === added.Name)) {
+    throw new Error(`the builder has a node named ${added.Name} already`);
+  }
+  if (record.Nodes.some(n => n.Endpoint === added.Endpoint)) {
+    throw new Error(`the builder has a node at ${added.Endpoint} already`);
+  }
+}
+
+/** NodeGroup.Update's append: the new node last, its platforms dropped from the others (validateDuplicates). */
+function joinNode(nodes: StoreRecordNode[], added: StoreRecordNode): StoreRecordNode[] {
+  const taken = new Set((added.Platforms ?? []).map(formatPlatform));
+  const others = nodes.map(n => ({...n, Platforms: (n.Platforms ?? []).filter(p => !taken.has(formatPlatform(p)))}));
+  return [...others, added];
+}
+
+/** No control character nor lone surrogate: a string Go's JSON and ours write alike. */
+function plain(s: string): boolean {
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  return ![...s].some(c => c < ' ') && !lone.test(s);
+}
+
+function formatPlatform(p: StorePlatform): string {
+  return [p.os, p.architecture, p.variant].filter(Boolean).join('/');
+}
+
+const NODE_KEYS = ['Name', 'Endpoint', 'Platforms', 'DriverOpts', 'Flags', 'Files'];
+const RECORD_KEYS = ['Name', 'Driver', 'Nodes', 'Dynamic'];
+
+/** How the record `text` differs from `expected` (one sentence), or undefined when it is the same. */
+function difference(text: string, expected: StoreRecord): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'it is not JSON';
+  }
+  if (!isObject(parsed)) return 'it is not a JSON object';
+  const keys = sameKeys(parsed, RECORD_KEYS);
+  if (keys) return keys;
+  for (const key of ['Name', 'Driver', 'Dynamic'] as const) {
+    if (parsed[key] !== expected[key]) {
+      return `${key} is ${JSON.stringify(parsed[key])}, not ${JSON.stringify(expected[key])}`;
+    }
+  }
+  const nodes = parsed['Nodes'];
+  if (!Array.isArray(nodes) || nodes.length !== expected.Nodes.length) {
+    return `it has ${Array.isArray(nodes) ? nodes.length : 'no'} nodes, not ${expected.Nodes.length}`;
+  }
+  for (const [i, want] of expected.Nodes.entries()) {
+    const got: unknown = nodes[i];
+    if (!isObject(got)) return `node ${i + 1} is not an object`;
+    const nodeKeys = sameKeys(got, NODE_KEYS);
+    if (nodeKeys) return `node ${i + 1}: ${nodeKeys}`;
+    for (const key of NODE_KEYS) {
+      const [a, b] = [JSON.stringify(got[key]), JSON.stringify(want[key as keyof StoreRecordNode])];
+      if (a !== b) return `node ${i + 1} (${want.Name}) has ${key} ${a}, not ${b}`;
+    }
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Why `o` has not exactly `keys` (in any order), or undefined. */
+function sameKeys(o: Record<string, unknown>, keys: string[]): string | undefined {
+  const unknown = Object.keys(o).filter(k => !keys.includes(k));
+  if (unknown.length > 0) return `unknown key ${unknown.join(', ')}`;
+  const missing = keys.filter(k => !(k in o));
+  return missing.length > 0 ? `no key ${missing.join(', ')}` : undefined;
+}
+
+/** JSON as Go's json.Marshal writes it: HTML characters and the JS line separators escaped (strings are checked plain). */
+function goJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Writes `path` atomically with mode 0600: a temp file in the config dir, not in instances/ (where buildx
+ * reads every file as a builder), then a rename. Leaves no temp file.
+ */
+function atomicWrite(configDir: string, path: string, text: string): StoreAppend {
+  const temp = join(configDir, `.instance-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+    return {appended: true};
+  } catch (e) {
+    rmSync(temp, {force: true});
+    return refused(`cannot write ${path}: ${errorMessage(e)}`);
+  }
+}

@@ -428,7 +428,9 @@ const DOCKER: Scenario[] = onePerKind<Scenario>([
     }
   },
   {
+    // buildx boots the builder only when its BuildKit does not tell its version (< 0.11: no Control/Info).
     id: 'buildx inspect --bootstrap failing: named, torn down in main',
+    buildkit: {api: 'no-info'},
     job: {env: {FAKE_DOCKER_FAIL: 'bootstrap'}},
     expect: {exit: 1, error: /Failed to bootstrap buildx builder "remote-builder-\w+"/, assigned: 1}
   },
@@ -498,6 +500,7 @@ const SIGNALS: Scenario[] = [
       {
         // A killed `inspect --bootstrap` is one of the buildx setup's commands failing: the phase is the setup.
         id: `${signal} while buildx boots the builder: the command is killed, torn down`,
+        buildkit: {api: 'no-info'},
         job: {
           env: {FAKE_DOCKER_HANG: 'bootstrap'},
           mainSignals: [{signal, whenOutputMatches: BOOTSTRAPPING, afterMs: 300}],

@@ -1,9 +1,10 @@
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
-import {mkdtemp, readdir, rm} from 'node:fs/promises';
+import {mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
 import {parseBuilderEndpoint} from '../../src/lifecycle/builder-endpoint.js';
+import type {BuildkitInfo, BuildkitInfoCall} from '../../src/lifecycle/buildkit-info.js';
 import {BuildxSetup, type BuildxSetupOpts} from '../../src/lifecycle/buildx-setup.js';
 import type {ReadyBuilder} from '../../src/lifecycle/readiness.js';
 import {deferred} from '../fakes/fake-builder-api.js';
@@ -28,11 +29,15 @@ const ready = (id: string, host: string): ReadyBuilder => ({
   detailsRequests: 1
 });
 
-function setup(exec: FakeExec, over: Partial<BuildxSetupOpts> = {}): {setup: BuildxSetup; created: number[]} {
+function setup(
+  exec: FakeExec,
+  over: Partial<BuildxSetupOpts> = {},
+  env?: Record<string, string>
+): {setup: BuildxSetup; created: number[]; logger: RecordingLogger} {
   const created: number[] = [];
   const logger = new RecordingLogger();
   const s = new BuildxSetup({
-    buildx: new Buildx({exec, logger}),
+    buildx: new Buildx({exec, logger, env}),
     clock: new FakeClock(),
     logger,
     builderName: 'rb',
@@ -44,7 +49,7 @@ function setup(exec: FakeExec, over: Partial<BuildxSetupOpts> = {}): {setup: Bui
     onCreated: () => created.push(exec.calls.length),
     ...over
   });
-  return {setup: s, created};
+  return {setup: s, created, logger};
 }
 
 /** [create|append, node] of each buildx call. */
@@ -119,5 +124,170 @@ describe('BuildxSetup', () => {
     expect(exec.calls).toEqual([]);
     expect(node?.certs.cacert).toBe(join(certDir, 'n0', 'ca.pem'));
     expect((await readdir(join(certDir, 'n0'))).sort()).toEqual(['ca.pem', 'cert.pem', 'key.pem']);
+  });
+
+  describe("nodes after the first join by a direct write of buildx's record", () => {
+    /** What buildx 0.13–0.36 writes for createNodeArgs' argv (store.NodeGroup), from the create call. */
+    const record = (args: string[]): object => {
+      const opt = (name: string): string => args[args.indexOf(name) + 1] ?? '';
+      const opts = Object.fromEntries(
+        opt('--driver-opt')
+          .split(',')
+          .map(kv => kv.split('='))
+      );
+      return {
+        Name: opt('--name'),
+        Driver: 'remote',
+        Nodes: [
+          {
+            Name: opt('--node'),
+            Endpoint: args[args.length - 1],
+            Platforms: [{architecture: 'amd64', os: 'linux'}],
+            DriverOpts: opts,
+            Flags: null,
+            Files: null
+          }
+        ],
+        Dynamic: false
+      };
+    };
+    let config: string;
+    beforeEach(async () => {
+      config = join(certDir, 'buildx-config');
+      await mkdir(join(config, 'instances'), {recursive: true});
+    });
+    /** A buildx whose create writes its record as buildx does. */
+    const buildxWritingRecords = (): FakeExec =>
+      new FakeExec(async c => {
+        if (subcommand(c.args) === 'create' && !c.args.includes('--append')) {
+          await writeFile(join(config, 'instances', 'rb'), JSON.stringify(record(c.args)));
+        }
+        return {};
+      });
+
+    test('no `create --append` runs: every further node is in the record, after the creator', async () => {
+      const exec = buildxWritingRecords();
+      const {setup: s} = setup(exec, {}, {BUILDX_CONFIG: config});
+      s.add(ready('b1', '10.0.0.2:1'), 1);
+      s.add(ready('b0', '10.0.0.1:1'), 0);
+      s.add(ready('b2', '10.0.0.3:1'), 2);
+      await s.nodes();
+      expect(nodesOf(exec)).toEqual([['create', 'n1']]);
+      const stored = JSON.parse(await readFile(join(config, 'instances', 'rb'), 'utf8')) as {
+        Nodes: {Name: string; Endpoint: string; DriverOpts: Record<string, string>}[];
+      };
+      // The creator first; the others in the order their certificates were written (concurrent work).
+      const rows = stored.Nodes.map(n => [n.Name, n.Endpoint, n.DriverOpts['cacert']]);
+      expect(rows[0]).toEqual(['n1', 'tcp://10.0.0.2:1', join(certDir, 'n1', 'ca.pem')]);
+      expect(rows.slice(1).sort()).toEqual([
+        ['n0', 'tcp://10.0.0.1:1', join(certDir, 'n0', 'ca.pem')],
+        ['n2', 'tcp://10.0.0.3:1', join(certDir, 'n2', 'ca.pem')]
+      ]);
+    });
+
+    test('a record that is not what we expect → `create --append` for that node and every later one', async () => {
+      const exec = new FakeExec(async c => {
+        if (subcommand(c.args) === 'create' && !c.args.includes('--append')) {
+          await writeFile(join(config, 'instances', 'rb'), JSON.stringify({...record(c.args), Dynamic: true}));
+        }
+        return {};
+      });
+      const {setup: s, logger} = setup(exec, {}, {BUILDX_CONFIG: config});
+      s.add(ready('b0', '10.0.0.1:1'), 0);
+      s.add(ready('b1', '10.0.0.2:1'), 1);
+      s.add(ready('b2', '10.0.0.3:1'), 2);
+      await s.nodes();
+      expect(nodesOf(exec).sort()).toEqual([
+        ['append', 'n1'],
+        ['append', 'n2'],
+        ['create', 'n0']
+      ]);
+      expect(logger.messages('debug').filter(l => l.includes('appending with `buildx create --append`'))).toHaveLength(
+        1
+      );
+    });
+  });
+
+  describe('inspect()', () => {
+    const versions =
+      (byHost: Record<string, string>): BuildkitInfoCall =>
+      async o =>
+        byHost[o.hostname] ? {version: byHost[o.hostname] as string} : {why: `no answer from ${o.hostname}`};
+
+    test('every node told its BuildKit version → no `buildx inspect --bootstrap`; nodes by index', async () => {
+      const exec = new FakeExec();
+      const {setup: s, logger} = setup(exec, {buildkitInfo: versions({'10.0.0.1': 'v0.13.2', '10.0.0.2': 'v0.26.1'})});
+      const [b0, b1] = [ready('b0', '10.0.0.1:1'), ready('b1', '10.0.0.2:1')];
+      s.add(b1, 1);
+      s.add(b0, 0);
+      s.ready(b0, 0);
+      s.ready(b1, 1);
+      await s.nodes();
+      const inspected = await s.inspect();
+      expect(exec.argvs.filter(a => a.includes('--bootstrap'))).toEqual([]);
+      expect(inspected).toEqual({
+        name: 'rb',
+        driver: 'remote',
+        nodes: [
+          {
+            name: 'n0',
+            endpoint: 'tcp://10.0.0.1:1',
+            status: 'running',
+            buildkit: 'v0.13.2',
+            platforms: ['linux/amd64']
+          },
+          {name: 'n1', endpoint: 'tcp://10.0.0.2:1', status: 'running', buildkit: 'v0.26.1', platforms: ['linux/amd64']}
+        ]
+      });
+      expect(logger.messages('info')).toContain('Node n1: BuildKit v0.26.1 at tcp://10.0.0.2:1, linux/amd64');
+    });
+
+    test('one node without a version → buildx boots the builder and its output is what counts', async () => {
+      const exec = new FakeExec(c =>
+        c.args.includes('--bootstrap')
+          ? {
+              stdout:
+                'Name: rb\nDriver: remote\n\nName: n0\nStatus: running\nBuildKit version: v0.12.5\nPlatforms: linux/amd64*\n\nName: n1\nStatus: running\nBuildKit version: v0.12.5\nPlatforms: linux/amd64*\n'
+            }
+          : {}
+      );
+      const {setup: s, logger} = setup(exec, {buildkitInfo: versions({'10.0.0.1': 'v0.13.2'})});
+      const [b0, b1] = [ready('b0', '10.0.0.1:1'), ready('b1', '10.0.0.2:1')];
+      for (const [i, b] of [b0, b1].entries()) {
+        s.add(b, i);
+        s.ready(b, i);
+      }
+      await s.nodes();
+      const inspected = await s.inspect();
+      expect(exec.argvs.filter(a => a.includes('--bootstrap'))).toHaveLength(1);
+      expect(inspected.nodes.map(n => n.buildkit)).toEqual(['v0.12.5', 'v0.12.5']);
+      expect(logger.text).toContain('no answer from 10.0.0.2; booting with buildx');
+    });
+
+    test('asked when added; asked again once ready only if it did not answer before', async () => {
+      const exec = new FakeExec();
+      const asked: string[] = [];
+      const answers: Record<string, BuildkitInfo[]> = {
+        '10.0.0.1': [{version: 'v0.13.2'}],
+        '10.0.0.2': [{why: 'connection refused'}, {version: 'v0.13.2'}]
+      };
+      const {setup: s} = setup(exec, {
+        buildkitInfo: async o => {
+          asked.push(o.hostname);
+          return answers[o.hostname]?.shift() ?? {why: 'asked too often'};
+        }
+      });
+      const [b0, b1] = [ready('b0', '10.0.0.1:1'), ready('b1', '10.0.0.2:1')];
+      s.add(b0, 0);
+      s.add(b1, 1);
+      expect(asked).toEqual(['10.0.0.1', '10.0.0.2']);
+      s.ready(b0, 0);
+      s.ready(b1, 1);
+      await s.nodes();
+      const inspected = await s.inspect();
+      expect(asked.sort()).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.2']);
+      expect(inspected.nodes.map(n => n.buildkit)).toEqual(['v0.13.2', 'v0.13.2']);
+      expect(exec.argvs.filter(a => a.includes('--bootstrap'))).toEqual([]);
+    });
   });
 });

@@ -125,6 +125,22 @@ describe('waitForBuilderReady: ready', () => {
     await expect(h.run()).resolves.toMatchObject({id: 'b1', detailsRequests: 1});
   });
 
+  test('onComplete is told once, before the first probe, of the builder the probes then prove ready', async () => {
+    const h = harness([readyDetails(HOST)], [unreachable(), 'ok']);
+    const told: {probesBefore: number; builder: ReadyBuilder}[] = [];
+    const ready = await waitForBuilderReady('b1', {
+      api: h.api,
+      clock: h.clock,
+      logger: h.logger,
+      probe: h.probe.probe,
+      deadline: 60_000,
+      schedule,
+      onComplete: builder => told.push({probesBefore: h.probe.calls.length, builder})
+    });
+    expect(h.probe.calls).toHaveLength(2);
+    expect(told).toEqual([{probesBefore: 0, builder: ready}]);
+  });
+
   test('the probe time limit is min(5000, time left)', async () => {
     const h = harness([readyDetails(HOST)]);
     await h.run({deadline: 3000});

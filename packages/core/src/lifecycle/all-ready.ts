@@ -23,7 +23,9 @@ export interface AllReadyOpts {
   schedule?: PollSchedule;
   details404GraceMs?: number;
   recorder?: RunRecorder;
-  /** Told of each builder the moment it is ready, with its index in `ids` (e.g. to set it up at once). */
+  /** Told of each builder once its details are complete, before it is proven ready (see ReadinessOpts). */
+  onComplete?: (builder: ReadyBuilder, index: number) => void;
+  /** Told of each builder the moment it is ready, with its index in `ids`. */
   onReady?: (builder: ReadyBuilder, index: number) => void;
 }
 
@@ -57,7 +59,8 @@ export async function waitForAllReady(ids: string[], opts: AllReadyOpts): Promis
             progress,
             signal,
             schedule: opts.schedule,
-            details404GraceMs: opts.details404GraceMs
+            details404GraceMs: opts.details404GraceMs,
+            onComplete: b => opts.onComplete?.(b, index)
           });
           if (b.details) opts.recorder?.ready(id, b.details);
           const arch = b.arch ? ` (${b.arch})` : '';

@@ -16,6 +16,8 @@ import type {PollSchedule, ReadyBuilder} from './readiness.js';
 import {teardownBuilders, type TeardownReport} from './teardown.js';
 import {RETRY_IN_POST, teardownOutcome, warnNotTornDown} from './teardown-outcome.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
+import {grpcBuildkitInfo, type BuildkitInfoCall} from './buildkit-info.js';
+import type {InspectedBuilder} from '../docker/builder-inspect.js';
 import type {RunRecorder} from '../report/run-recorder.js';
 import {newBuilderName} from '../provisioning/builder-name.js';
 
@@ -62,6 +64,12 @@ export interface BuilderLifecycleOpts {
   logger?: Logger;
   clock?: Clock;
   probe?: TlsProbe;
+  /**
+   * Asks a ready builder's BuildKit its version, so that no `buildx inspect --bootstrap` is needed. Default:
+   * the gRPC call, with the real probe; none (always bootstrap) with an injected probe, whose builders a
+   * test scripts and which may not be reachable at all.
+   */
+  buildkitInfo?: BuildkitInfoCall;
   buildx?: Buildx;
   /** Where the private certificate folder is made (RUNNER_TEMP). */
   certRoot?: string;
@@ -84,7 +92,8 @@ const NOTHING_TORN_DOWN: TeardownReport = {tornDown: [], alreadyGone: [], failed
 
 /**
  * BuilderLifecycle takes a profile to ready builders: assign (assignment.ts) → every builder ready, each made
- * a buildx node the moment it is (all-ready.ts, buildx-setup.ts) → bootstrap. State is saved the moment an
+ * a buildx node the moment it is (all-ready.ts, buildx-setup.ts) → inspected (from BuildKit's own answers, else
+ * `buildx inspect --bootstrap`). State is saved the moment an
  * assignment answers; any failure or cancellation after that tears the builders down before the error
  * propagates.
  */
@@ -93,11 +102,12 @@ export class BuilderLifecycle {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly probe: TlsProbe;
+  private readonly buildkitInfo?: BuildkitInfoCall;
   private readonly buildx: Buildx;
   private readonly store: StateStore;
   private readonly opts: BuilderLifecycleOpts;
   private state?: BuilderState;
-  private inspectOutput?: string;
+  private inspectedBuilder?: InspectedBuilder;
 
   constructor(opts: BuilderLifecycleOpts) {
     this.opts = opts;
@@ -105,16 +115,17 @@ export class BuilderLifecycle {
     this.logger = opts.logger ?? nullLogger;
     this.clock = opts.clock ?? systemClock;
     this.probe = opts.probe ?? mutualTlsProbe;
+    this.buildkitInfo = opts.buildkitInfo ?? (opts.probe ? undefined : grpcBuildkitInfo);
     this.buildx = opts.buildx ?? new Buildx({logger: this.logger});
     this.store = opts.state;
   }
 
   /**
-   * Output of the last `buildx inspect --bootstrap` of provision (node platforms, BuildKit versions);
-   * undefined when buildx was not set up.
+   * The buildx builder provision set up, as `buildx inspect --bootstrap` reports it (node platforms, BuildKit
+   * versions); undefined when buildx was not set up.
    */
-  get bootstrapOutput(): string | undefined {
-    return this.inspectOutput;
+  get inspected(): InspectedBuilder | undefined {
+    return this.inspectedBuilder;
   }
 
   /** The TLS probe readiness uses (the watchdog and health checks reach builders the same way). */
@@ -257,7 +268,8 @@ export class BuilderLifecycle {
       onCreated: () => {
         state.buildxCreated = true;
         this.save();
-      }
+      },
+      buildkitInfo: this.buildkitInfo
     });
     try {
       this.opts.recorder?.phase('readiness');
@@ -274,7 +286,9 @@ export class BuilderLifecycle {
           schedule: this.opts.schedule,
           details404GraceMs: this.opts.details404GraceMs,
           recorder: this.opts.recorder,
-          onReady: (b, index) => setup.add(b, index)
+          // The node is set up while the builder's TLS is checked; its BuildKit is asked once it is proven ready.
+          onComplete: (b, index) => setup.add(b, index),
+          onReady: (b, index) => setup.ready(b, index)
         });
         this.logger.info(`All builders ready after ${this.clock.now() - startedAt} ms`);
         return all;
@@ -289,7 +303,7 @@ export class BuilderLifecycle {
       const nodes = await this.logger.group(title, async () => {
         const all = await setup.nodes();
         this.logger.info(`Wrote the certificates of ${count(all.length, 'node')} to ${state.certDir}`);
-        if (opts.setupBuildx) this.inspectOutput = await setup.bootstrap();
+        if (opts.setupBuildx) this.inspectedBuilder = await setup.inspect();
         return all;
       });
       return {

@@ -1,8 +1,11 @@
 import type {Buildx} from '../buildx/buildx.js';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
+import {appendNodeToStore, type StoreNode} from '../buildx/buildx-store.js';
 import {writeBuilderCerts} from '../certs/cert-store.js';
 import type {Clock} from '../clock.js';
+import {parseBuilderInspect, type InspectedBuilder} from '../docker/builder-inspect.js';
 import type {Logger} from '../logger.js';
+import type {BuildkitInfo, BuildkitInfoCall} from './buildkit-info.js';
 import {CancelledError} from './cancelled-error.js';
 import type {ReadyBuilder} from './readiness.js';
 
@@ -36,21 +39,38 @@ export interface BuildxSetupOpts {
   signal?: AbortSignal;
   /** Called once the buildx builder exists (its first node created), so the state can say so at once. */
   onCreated: () => void;
+  /**
+   * Asks each ready builder's BuildKit for its version; when every node answers, `buildx inspect
+   * --bootstrap` is not run. None: always bootstrap.
+   */
+  buildkitInfo?: BuildkitInfoCall;
 }
 
 const PHASE = 'while setting up the buildx builder';
+/** Time limit of one Control/Info call: an answer is a round trip; without one, the bootstrap decides. */
+const INFO_TIMEOUT_MS = 5000;
 
 /**
- * BuildxSetup makes each ready builder a buildx node the moment it is ready, not once all are: its
- * certificates are written at once, then its node is added: the first builder ready creates the buildx
- * builder, the others `--append` to it once it exists. Node names follow the builders' order in the
- * assignment; the order of the nodes in buildx is the order in which they became ready. The first failure
- * ends the setup: `failed` aborts with it and no further buildx call starts.
+ * BuildxSetup makes each builder a buildx node the moment its details are complete (add), while readiness
+ * still checks its TLS, not once all are ready: its certificates are written at once, then its node is added:
+ * the first builder added creates the buildx builder, the others join it once it exists, by writing buildx's
+ * record of the builder directly when it holds exactly what buildx wrote (buildx-store.ts: no process, where
+ * `create --append` costs one each under buildx's store lock), else with `create --append`. Its BuildKit is
+ * asked its version (Control/Info) at once, and again once the builder is proven ready (ready) if it did not
+ * answer before; when all answer, inspect() needs no `buildx inspect --bootstrap`. Node names follow the builders' order in the assignment; the order
+ * of the nodes in buildx is the order in which they were added. The first failure ends the setup: `failed`
+ * aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
+ * with the rest of the buildx builder in the teardown.
  */
 export class BuildxSetup {
   readonly #opts: BuildxSetupOpts;
   readonly #nodes: ProvisionedNode[] = [];
+  readonly #facts: Promise<BuildkitInfo>[] = [];
   readonly #work: Promise<void>[] = [];
+  /** The nodes in buildx's record, in its order, while the record is written directly; undefined once not. */
+  #stored: StoreNode[] | undefined = [];
+  /** Serialises direct writes of the record: each reads what the one before left. */
+  #storeWrites: Promise<void> = Promise.resolve();
   readonly #failed = new AbortController();
   /** Settles with the first node's `buildx create`. */
   readonly #created = deferred();
@@ -77,6 +97,8 @@ export class BuildxSetup {
     const name = o.nodeNames[index] ?? `node-${index}`;
     const creator = !this.#creatorChosen;
     this.#creatorChosen = true;
+    // Asked at once, while readiness probes the builder: usually answered by the time it is proven ready.
+    if (o.setupBuildx) this.#facts[index] = this.#askVersion(ready);
     const work = (async () => {
       const certs = await writeBuilderCerts(o.certDir, name, ready.pems);
       const node: ProvisionedNode = {
@@ -97,6 +119,18 @@ export class BuildxSetup {
     );
   }
 
+  /**
+   * The builder at `index` is proven ready (its node may still be in the making). Its BuildKit was asked for
+   * its version when it was added, before it was ready; without an answer then, it is asked again now.
+   */
+  ready(ready: ReadyBuilder, index: number): void {
+    if (this.#halted || !this.#opts.setupBuildx) return;
+    const early = this.#facts[index];
+    this.#facts[index] = early
+      ? early.then(f => (f.version !== undefined ? f : this.#askVersion(ready)))
+      : this.#askVersion(ready);
+  }
+
   /** Every node added so far, by builder index, once all are set up; rejects with the first failure. */
   async nodes(): Promise<ProvisionedNode[]> {
     await Promise.all(this.#work);
@@ -110,25 +144,68 @@ export class BuildxSetup {
     await Promise.all(this.#work);
   }
 
-  /** Boots every node (`buildx inspect --bootstrap`) and returns the inspect output. */
-  async bootstrap(): Promise<string> {
+  /**
+   * The builder as `buildx inspect --bootstrap` reports it: from the BuildKit versions the nodes gave when
+   * every one did (no process), else from running it (it also boots every node and checks it is up).
+   */
+  async inspect(): Promise<InspectedBuilder> {
     const o = this.#opts;
     if (!this.#creatorChosen) throw new Error('no builder to set up');
     if (o.signal?.aborted) throw new CancelledError(PHASE);
+    const nodes = this.#nodes.filter(n => n !== undefined);
+    const facts = await Promise.all(
+      this.#nodes.flatMap((_, i) => [this.#facts[i] ?? Promise.resolve({why: 'its BuildKit was not asked'})])
+    );
+    const missing = facts.find(f => f.version === undefined);
+    if (missing === undefined) {
+      for (const [i, n] of nodes.entries()) {
+        o.logger.info(
+          `Node ${n.name}: BuildKit ${facts[i]?.version} at ${n.endpoint}, ${n.platforms.join(', ') || 'platforms not given'}`
+        );
+      }
+      o.logger.debug('BuildxSetup: every node told its BuildKit version; `buildx inspect --bootstrap` skipped');
+      return {
+        name: o.builderName,
+        driver: 'remote',
+        nodes: nodes.map((n, i) => ({
+          name: n.name,
+          endpoint: n.endpoint,
+          status: 'running',
+          buildkit: facts[i]?.version,
+          platforms: n.platforms
+        }))
+      };
+    }
+    if (missing && 'why' in missing) o.logger.debug(`BuildxSetup: ${missing.why}; booting with buildx`);
     const output = await o.buildx.bootstrap(o.builderName, {signal: o.signal, timeoutMs: this.#timeLeft()});
     if (o.signal?.aborted) throw new CancelledError('while booting the buildx builder');
-    return output;
+    return parseBuilderInspect(output);
+  }
+
+  #askVersion(ready: ReadyBuilder): Promise<BuildkitInfo> {
+    const o = this.#opts;
+    if (!o.buildkitInfo) return Promise.resolve({why: 'no BuildKit version asked'});
+    return o.buildkitInfo({
+      hostname: ready.endpoint.hostname,
+      port: ready.endpoint.port,
+      pems: ready.pems,
+      timeoutMs: Math.min(INFO_TIMEOUT_MS, this.#timeLeft()),
+      clock: o.clock,
+      signal: AbortSignal.any([this.#failed.signal, ...(o.signal ? [o.signal] : [])])
+    });
   }
 
   /**
-   * The first builder ready creates the builder; every other one waits for that, then appends (buildx runs
-   * `create` under its store's file lock, so appends to one builder may be started together: each reads the
-   * store as the one before left it).
+   * The first builder ready creates the builder; every other one waits for that, then joins it: by a direct
+   * write of buildx's record, one at a time, while the record is what buildx and we wrote; else by `create
+   * --append` (buildx runs it under its store's file lock, so appends to one builder may be started
+   * together: each reads the store as the one before left it).
    */
   async #addNode(node: ProvisionedNode, creator: boolean): Promise<void> {
     if (creator) {
       try {
         await this.#create(node, false);
+        this.#stored?.push(storeNode(node));
         this.#created.resolve();
       } catch (e) {
         this.#created.reject(e);
@@ -137,7 +214,34 @@ export class BuildxSetup {
       return;
     }
     await this.#created.promise;
-    await this.#create(node, true);
+    const written = this.#storeWrites.then(() => this.#writeRecord(node));
+    this.#storeWrites = written.then(
+      () => undefined,
+      () => undefined
+    );
+    if (!(await written)) await this.#create(node, true);
+  }
+
+  /** Adds the node to buildx's record directly; false when the record is not ours to write (then never again). */
+  async #writeRecord(node: ProvisionedNode): Promise<boolean> {
+    const o = this.#opts;
+    const stored = this.#stored;
+    if (!stored || this.#halted) return false;
+    if (o.signal?.aborted) throw new CancelledError(PHASE);
+    const result = appendNodeToStore({
+      configDir: o.buildx.configDir(),
+      builder: o.builderName,
+      existing: stored,
+      node: storeNode(node)
+    });
+    if (result.appended) {
+      stored.push(storeNode(node));
+      o.logger.info(`Added node ${node.name} to buildx builder "${o.builderName}"`);
+      return true;
+    }
+    o.logger.debug(`BuildxSetup: ${result.why}; appending with \`buildx create --append\``);
+    this.#stored = undefined;
+    return false;
   }
 
   async #create(node: ProvisionedNode, append: boolean): Promise<void> {
@@ -162,6 +266,10 @@ export class BuildxSetup {
   #timeLeft(): number {
     return Math.max(1000, this.#opts.deadline - this.#opts.clock.now());
   }
+}
+
+function storeNode(n: ProvisionedNode): StoreNode {
+  return {name: n.name, endpoint: n.endpoint, platforms: n.platforms, certs: n.certs};
 }
 
 function deferred(): {promise: Promise<void>; resolve(): void; reject(e: unknown): void} {

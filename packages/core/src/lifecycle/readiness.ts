@@ -59,6 +59,12 @@ export interface ReadinessOpts {
    * every ~10 s. Default: one for this builder alone (its own line).
    */
   progress?: ReadinessProgress;
+  /**
+   * Told once the details are complete (host and TLS material, which are not read again), before the TLS
+   * probe proves the builder ready: what needs no answer from the builder (certificates, the buildx node)
+   * can start then.
+   */
+  onComplete?: (builder: ReadyBuilder) => void;
 }
 
 /** The builder reported `failed` (or was terminated) while we waited. */
@@ -178,8 +184,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         answered = true;
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
-        if (verdict.kind === 'complete') complete = {details, endpoint: verdict.endpoint};
-        else {
+        if (verdict.kind === 'complete') {
+          complete = {details, endpoint: verdict.endpoint};
+          opts.onComplete?.(readyBuilder(builderId, complete, requests));
+        } else {
           lastProblem = verdict.why;
           observe(verdict.stage, lastProblem);
         }
@@ -219,12 +227,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       }
     }
     if (complete) {
-      const {details, endpoint} = complete;
-      const pems: BuilderPems = {
-        ca: details.metadata.ca,
-        cert: details.metadata.client_cert,
-        key: details.metadata.client_key
-      };
+      const ready = readyBuilder(builderId, complete, requests);
+      const {endpoint, pems} = ready;
       const probeMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, opts.deadline - clock.now()));
       try {
         await opts.probe({
@@ -235,15 +239,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
           signal: opts.signal
         });
         observe({kind: 'ready'}, describeStage({kind: 'ready'}));
-        return {
-          id: builderId,
-          endpoint,
-          arch: details.arch || undefined,
-          platforms: platformsFromArch(details.arch),
-          pems,
-          detailsRequests: requests,
-          details
-        };
+        return ready;
       } catch (e) {
         throwIfAborted(opts.signal);
         // A probe the deadline cut short only says that time ran out: an earlier probe's reason stays the reason.
@@ -267,6 +263,28 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     const next = started + wait - clock.now();
     if (next > 0) await clock.sleep(Math.min(next, Math.max(0, opts.deadline - clock.now())), opts.signal);
   }
+}
+
+/** The builder as its complete details describe it. */
+function readyBuilder(
+  id: string,
+  {details, endpoint}: {details: BuilderDetails; endpoint: BuilderEndpoint},
+  detailsRequests: number
+): ReadyBuilder {
+  const pems: BuilderPems = {
+    ca: details.metadata.ca,
+    cert: details.metadata.client_cert,
+    key: details.metadata.client_key
+  };
+  return {
+    id,
+    endpoint,
+    arch: details.arch || undefined,
+    platforms: platformsFromArch(details.arch),
+    pems,
+    detailsRequests,
+    details
+  };
 }
 
 type Verdict =

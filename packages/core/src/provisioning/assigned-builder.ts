@@ -34,7 +34,7 @@ export class AssignedBuilder implements BuildStrategy {
 
   constructor(opts: AssignedBuilderOpts) {
     this.#opts = opts;
-    this.target = assignedTarget(opts.builder, opts.run.provisioner.lifecycle.bootstrapOutput);
+    this.target = assignedTarget(opts.builder, opts.run.provisioner.lifecycle.inspected);
     this.facts.timeToReadyMs = opts.builder.timeToReadyMs;
   }
 
@@ -86,6 +86,6 @@ export class AssignedBuilder implements BuildStrategy {
     }
     const builder = await run.provisioner.provision({...request, timeoutMs: left});
     this.facts.timeToReadyMs = spent + builder.timeToReadyMs;
-    return {ready: builder.ready, target: assignedTarget(builder, run.provisioner.lifecycle.bootstrapOutput)};
+    return {ready: builder.ready, target: assignedTarget(builder, run.provisioner.lifecycle.inspected)};
   }
 }

@@ -25,8 +25,8 @@ export interface BuildTarget {
 }
 
 /** The buildx builder provision made, as the build sees it: the service's platforms and buildx's, per node. */
-export function assignedTarget(builder: ProvisionedBuilder, bootstrapOutput: string | undefined): BuildTarget {
-  const inspect = parseBuilderInspect(bootstrapOutput ?? '');
+export function assignedTarget(builder: ProvisionedBuilder, inspected: InspectedBuilder | undefined): BuildTarget {
+  const inspect = inspected ?? {nodes: []};
   return {
     name: builder.name,
     profile: builder.profile,

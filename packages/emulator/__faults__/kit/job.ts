@@ -8,6 +8,7 @@ import {
   Emulator,
   runAction,
   type ActionRunResult,
+  type BuildkitEmulation,
   type CancelTimings,
   type ProfileConfig,
   type SignalSpec
@@ -39,8 +40,8 @@ export const FAULT_BUDGETS: Record<string, string> = {
 };
 
 /** A fresh emulator (its own ledger and faults) for one scenario. */
-export function startEmulator(profiles: ProfileConfig[] = PROFILES): Promise<Emulator> {
-  return Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}]});
+export function startEmulator(profiles: ProfileConfig[] = PROFILES, buildkit?: BuildkitEmulation): Promise<Emulator> {
+  return Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}], buildkit});
 }
 
 export interface JobOpts {
@@ -110,6 +111,8 @@ export async function runJob(opts: JobOpts): Promise<JobResult> {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH'] ?? ''}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
     DOCKER_CONFIG: join(work, 'docker-config'),
+    // The fake docker keeps builders in buildx's own records there, as buildx does (the config dir is the job's).
+    FAKE_DOCKER_BUILDX_STORE: '1',
     ...FAULT_BUDGETS,
     ...opts.env
   };

@@ -3,7 +3,7 @@
 // ledger after post (nothing billed unless the service refuses every teardown), no secret in any output,
 // private certificate files removed by post, and a post step that never fails.
 import {expect} from '@jest/globals';
-import type {Emulator, ProfileConfig} from '@remote-builder-actions/emulator';
+import type {BuildkitEmulation, Emulator, ProfileConfig} from '@remote-builder-actions/emulator';
 import type {ActionUnderTest} from './actions.js';
 import {removeJob, runJob, startEmulator, type JobOpts, type JobResult} from './job.js';
 
@@ -47,6 +47,8 @@ export interface Scenario {
   /** Which actions it applies to; default all. */
   appliesTo?: (a: ActionUnderTest) => boolean;
   profiles?: ProfileConfig[];
+  /** How the builders' BuildKit answers (default: its Control API, so buildx never boots them). */
+  buildkit?: BuildkitEmulation;
   /** Faults and other set-up on the scenario's own emulator. */
   setup?: (emu: Emulator) => void;
   job?: Omit<JobOpts, 'action' | 'emu'> | ((a: ActionUnderTest) => Omit<JobOpts, 'action' | 'emu'>);
@@ -67,7 +69,7 @@ export function cases(
 
 /** Runs one scenario on a fresh emulator and checks every invariant. */
 export async function runScenario(s: Scenario, action: ActionUnderTest): Promise<ScenarioContext> {
-  const emu = await startEmulator(s.profiles);
+  const emu = await startEmulator(s.profiles, s.buildkit);
   let job: JobResult | undefined;
   // A delayed request is processed when its delay ends, even if the client gave up on it: the ledger is read
   // only once every request the job sent has been processed.

@@ -1,0 +1,174 @@
+import {connect as h2connect, constants as h2, type ClientHttp2Session} from 'node:http2';
+import {isIP} from 'node:net';
+import {connect as tlsConnect} from 'node:tls';
+import {BinaryReader, WireType} from '@bufbuild/protobuf/wire';
+import type {BuilderPems} from '../certs/cert-store.js';
+import {systemClock, type Clock} from '../clock.js';
+import {withDeadline} from '../deadline.js';
+import {errorMessage} from '../errors.js';
+
+/**
+ * Asks a builder's BuildKit for its version with one gRPC call, `moby.buildkit.v1.Control/Info`, over HTTP/2
+ * on its mutual-TLS endpoint: what `buildx inspect --bootstrap` asks each node for (BuildKit's
+ * api/services/control/control.proto, v0.11 to v0.26). Readiness has already proved the endpoint; this call
+ * only replaces the bootstrap's process when it answers. Any other outcome (UNIMPLEMENTED on BuildKit < 0.11,
+ * a front with no gRPC behind it, a reset, the time limit) is a reason, never an error: the caller then runs
+ * `buildx inspect --bootstrap` as before.
+ */
+
+export interface BuildkitInfoOpts {
+  hostname: string;
+  port: number;
+  pems: BuilderPems;
+  timeoutMs: number;
+  /** What measures timeoutMs. Default: the system clock. */
+  clock?: Clock;
+  signal?: AbortSignal;
+}
+
+/** The version a builder's BuildKit reported, or why none was had. */
+export type BuildkitInfo = {version: string} | {version?: undefined; why: string};
+
+/** How the lifecycle asks a ready builder for its BuildKit version; tests inject their own. */
+export type BuildkitInfoCall = (opts: BuildkitInfoOpts) => Promise<BuildkitInfo>;
+
+const INFO_PATH = '/moby.buildkit.v1.Control/Info';
+/** An empty InfoRequest in gRPC's framing: not compressed, length 0. */
+const EMPTY_REQUEST = Buffer.alloc(5);
+/** Longest answer read: an InfoResponse is a few hundred bytes. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export const grpcBuildkitInfo: BuildkitInfoCall = async opts => {
+  const where = `${opts.hostname}:${opts.port}`;
+  let session: ClientHttp2Session | undefined;
+  try {
+    const version = await withDeadline(
+      {
+        timeoutMs: opts.timeoutMs,
+        clock: opts.clock ?? systemClock,
+        parents: [opts.signal],
+        onTimeout: () => new Error(`no answer within ${opts.timeoutMs} ms`)
+      },
+      signal => {
+        session = openSession(opts);
+        return callInfo(session, signal);
+      }
+    );
+    return {version};
+  } catch (e) {
+    return {why: `BuildKit at ${where} did not tell its version (Control/Info): ${errorMessage(e)}`};
+  } finally {
+    // Nothing may keep the step's process alive: the session goes whatever happened.
+    session?.destroy();
+  }
+};
+
+function openSession(opts: BuildkitInfoOpts): ClientHttp2Session {
+  const session = h2connect(`https://${opts.hostname}:${opts.port}`, {
+    createConnection: () =>
+      tlsConnect({
+        host: opts.hostname,
+        port: opts.port,
+        ca: opts.pems.ca,
+        cert: opts.pems.cert,
+        key: opts.pems.key,
+        ALPNProtocols: ['h2'],
+        servername: isIP(opts.hostname) ? undefined : opts.hostname
+      })
+  });
+  // Errors reach the call through its stream; this keeps a late one from going unhandled.
+  session.on('error', () => undefined);
+  return session;
+}
+
+function callInfo(session: ClientHttp2Session, signal: AbortSignal): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const stream = session.request(
+      {
+        [h2.HTTP2_HEADER_METHOD]: 'POST',
+        [h2.HTTP2_HEADER_PATH]: INFO_PATH,
+        [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+        te: 'trailers'
+      },
+      {signal}
+    );
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let status: string | undefined;
+    let message: string | undefined;
+    const fail = (why: string): void => {
+      reject(new Error(why));
+      stream.destroy();
+    };
+    stream.on('response', headers => {
+      // Node gives :status as a number, whatever its header type says.
+      const code = Number(headers[h2.HTTP2_HEADER_STATUS]);
+      if (code !== 200) return fail(`HTTP status ${code}`);
+      // A trailers-only answer (an error) carries grpc-status in its headers.
+      status = headerText(headers['grpc-status']);
+      message = headerText(headers['grpc-message']);
+    });
+    stream.on('trailers', trailers => {
+      status = headerText(trailers['grpc-status']) ?? status;
+      message = headerText(trailers['grpc-message']) ?? message;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) return fail(`an answer over ${MAX_ANSWER_BYTES} bytes`);
+      chunks.push(chunk);
+    });
+    stream.on('error', e => fail(errorMessage(e)));
+    // A stream the session drops (a refused certificate, a reset connection) closes without 'end'.
+    stream.on('close', () => fail(`the stream closed (code ${stream.rstCode ?? 'none'})`));
+    stream.on('end', () => {
+      if (status === undefined) return fail('no grpc-status in the answer');
+      if (status !== '0') return fail(`gRPC status ${status}${message ? ` (${decodeURIComponent(message)})` : ''}`);
+      try {
+        resolve(readInfoResponse(grpcMessage(Buffer.concat(chunks))));
+      } catch (e) {
+        fail(errorMessage(e));
+      }
+    });
+    stream.end(EMPTY_REQUEST);
+  });
+}
+
+/** The one message of a unary answer, without gRPC's 5-byte prefix (compression flag, length). */
+export function grpcMessage(body: Buffer): Uint8Array {
+  if (body.length < 5) throw new Error('an answer without a gRPC message');
+  if (body[0] !== 0) throw new Error('a compressed answer, which we did not ask for');
+  const length = body.readUInt32BE(1);
+  if (body.length < 5 + length) throw new Error('a truncated gRPC message');
+  return body.subarray(5, 5 + length);
+}
+
+/**
+ * The version in an InfoResponse: field 1 `buildkitVersion` (moby.buildkit.v1.types.BuildkitVersion), whose
+ * field 2 is `version` (e.g. "v0.13.2"). Unknown fields are skipped, as protobuf readers do.
+ */
+export function readInfoResponse(bytes: Uint8Array): string {
+  let version: string | undefined;
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wire] = reader.tag();
+    if (field === 1 && wire === WireType.LengthDelimited) version = readVersion(reader.bytes()) ?? version;
+    else reader.skip(wire, field);
+  }
+  if (!version) throw new Error('an InfoResponse without a BuildKit version');
+  return version;
+}
+
+function readVersion(bytes: Uint8Array): string | undefined {
+  let version: string | undefined;
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wire] = reader.tag();
+    if (field === 2 && wire === WireType.LengthDelimited) version = reader.string();
+    else reader.skip(wire, field);
+  }
+  return version;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -76,6 +76,13 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
     expect(ws.buildxBuilders()).toEqual([name]);
     expect(emu.stillAssigned(ids).sort()).toEqual([...ids].sort());
 
+    // The second node joined by a direct write of buildx's record (no `create --append`), and the real
+    // BuildKit told each node's version over gRPC (no bootstrap): this buildx reads that record as its own.
+    expect(main.stdout).toMatch(/Added node \S+ to buildx builder/);
+    expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx create .*--append/);
+    expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx inspect --bootstrap/);
+    expect(main.stdout.match(/^Node \S+: BuildKit v\d+\.\d+\S* at tcp:/gm)).toHaveLength(2);
+
     // Both nodes are up: the remote driver reached BuildKit through each builder's mTLS endpoint.
     const inspect = await ws.dockerOk(['buildx', 'inspect', name]);
     expect(inspect.stdout.match(/^Status:\s+running$/gm)).toHaveLength(2);
@@ -209,32 +216,39 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
       );
     });
 
-    test('during the buildx bootstrap against the real BuildKit', async () => {
+    // The node is created while readiness still checks the builder's TLS, and the real BuildKit tells its
+    // version (Control/Info), so no bootstrap runs: the signal comes while `buildx create` runs.
+    test('during buildx create against the real BuildKit', async () => {
       const ws = workspace('s8b');
       const {main, post} = await runMainAndPost({
         ...configureJob(ws, 's8b', {'profile-name': 'e2e-quick'}),
         // NodeExec logs each command as a debug line just before it starts.
-        signals: [{signal: 'SIGINT', whenOutputMatches: /NodeExec\.run: docker buildx inspect --bootstrap/}],
+        signals: [{signal: 'SIGINT', whenOutputMatches: /NodeExec\.run: docker buildx create/}],
         cancelLikeRunner: true
       });
       const report = `${stepReport('main', main)}\n${stepReport('post', post)}`;
       expect({exit: main.exitCode, report}).toMatchObject({exit: 1});
-      expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(/Cancelled.*buildx builder/);
+      const log = main.stdout;
+      const createAt = log.indexOf('NodeExec.run: docker buildx create');
+      const signalAt = log.indexOf('Received SIGINT');
+      expect(createAt).toBeGreaterThan(-1);
+      expect(signalAt).toBeGreaterThan(createAt);
+      // The phase the message names is the one the log shows the step was in when the signal came.
+      const readyBefore = log.lastIndexOf('All builders ready', signalAt) > -1;
+      expect(main.annotations.find(a => a.level === 'error')?.message).toMatch(
+        readyBefore
+          ? /Cancelled by SIGINT while setting up the buildx builder/
+          : /Cancelled by SIGINT while waiting for builders to be ready/
+      );
       const ids = assignedIds(main);
       expect(ids).toHaveLength(1);
-      // It was ready (the TLS check passed), and the signal came while `buildx inspect --bootstrap` ran.
-      expect(emu.entries(ids)[0]?.readyAt).toBeDefined();
-      const log = main.stdout;
-      const bootstrapAt = log.indexOf('NodeExec.run: docker buildx inspect --bootstrap');
-      expect(bootstrapAt).toBeGreaterThan(log.indexOf('NodeExec.run: docker buildx create'));
-      expect(log.indexOf('Received SIGINT')).toBeGreaterThan(bootstrapAt);
       expect({exit: post.exitCode, report}).toMatchObject({exit: 0});
       expect(emu.stillAssigned(ids)).toEqual([]);
       expectTornDown(ids);
       expect(ws.buildxBuilders()).toEqual([]);
       expect(existsSync(certDirOf(main) ?? '/nonexistent')).toBe(false);
       console.log(
-        `scenario 8 (bootstrap): SIGINT at ${main.signalsSent[0]?.atMs} ms, main exited 1 after ${main.durationMs} ms; ` +
+        `scenario 8 (buildx create, ${readyBefore ? 'after' : 'before'} ready): SIGINT at ${main.signalsSent[0]?.atMs} ms, main exited 1 after ${main.durationMs} ms; ` +
           `post: ${post.stdout.trim().split('\n').pop()}`
       );
     });

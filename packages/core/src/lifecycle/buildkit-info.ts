@@ -2,29 +2,22 @@ import {connect as h2connect, constants as h2, type ClientHttp2Session} from 'no
 import {isIP} from 'node:net';
 import {connect as tlsConnect} from 'node:tls';
 import {BinaryReader, WireType} from '@bufbuild/protobuf/wire';
-import type {BuilderPems} from '../certs/cert-store.js';
-import {systemClock, type Clock} from '../clock.js';
+import {systemClock} from '../clock.js';
 import {withDeadline} from '../deadline.js';
 import {errorMessage} from '../errors.js';
+import type {TlsProbeOpts} from './tls-probe.js';
 
 /**
  * Asks a builder's BuildKit for its version with one gRPC call, `moby.buildkit.v1.Control/Info`, over HTTP/2
  * on its mutual-TLS endpoint: what `buildx inspect --bootstrap` asks each node for (BuildKit's
- * api/services/control/control.proto, v0.11 to v0.26). Readiness has already proved the endpoint; this call
- * only replaces the bootstrap's process when it answers. Any other outcome (UNIMPLEMENTED on BuildKit < 0.11,
- * a front with no gRPC behind it, a reset, the time limit) is a reason, never an error: the caller then runs
- * `buildx inspect --bootstrap` as before.
+ * api/services/control/control.proto, unchanged from v0.11 to v0.32). It may be asked before readiness has
+ * proved the builder; the answer only spares the bootstrap's process. Any other outcome (UNIMPLEMENTED on
+ * BuildKit < 0.11, a front with no gRPC behind it, a reset, the time limit) is a reason, never an error: the
+ * caller asks again or runs `buildx inspect --bootstrap` as before.
  */
 
-export interface BuildkitInfoOpts {
-  hostname: string;
-  port: number;
-  pems: BuilderPems;
-  timeoutMs: number;
-  /** What measures timeoutMs. Default: the system clock. */
-  clock?: Clock;
-  signal?: AbortSignal;
-}
+/** Where and how to reach the builder: as for its TLS probe, always over a direct connection. */
+export type BuildkitInfoOpts = Omit<TlsProbeOpts, 'connect'>;
 
 /** The version a builder's BuildKit reported, or why none was had. */
 export type BuildkitInfo = {version: string} | {version?: undefined; why: string};

@@ -57,7 +57,14 @@ async function configureJob(
 ): Promise<JobTimes> {
   const work = mkdtempSync(join(tmpdir(), 'bench-'));
   const inputs = {'profile-name': profile, 'api-url': emu.url, 'api-key': API_KEY, timeout: '60000', ...opts.inputs};
-  const env = {PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...opts.env};
+  const env = {
+    PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`,
+    FAKE_DOCKER_DIR: join(work, 'docker'),
+    // Builders in buildx's own records under the job's own DOCKER_CONFIG, as buildx keeps them.
+    DOCKER_CONFIG: join(work, 'docker-config'),
+    FAKE_DOCKER_BUILDX_STORE: '1',
+    ...opts.env
+  };
   let readyLineAt: number | undefined;
   const spawnedAt = Date.now();
   const main = await runAction({

@@ -1,11 +1,10 @@
 import {connect as h2connect, constants as h2, type ClientHttp2Session} from 'node:http2';
-import {isIP} from 'node:net';
 import {connect as tlsConnect} from 'node:tls';
 import {BinaryReader, WireType} from '@bufbuild/protobuf/wire';
 import {systemClock} from '../clock.js';
 import {withDeadline} from '../deadline.js';
 import {errorMessage} from '../errors.js';
-import type {TlsProbeOpts} from './tls-probe.js';
+import {builderTlsOptions, type TlsProbeOpts} from './tls-probe.js';
 
 /**
  * Asks a builder's BuildKit for its version with one gRPC call, `moby.buildkit.v1.Control/Info`, over HTTP/2
@@ -58,16 +57,7 @@ export const grpcBuildkitInfo: BuildkitInfoCall = async opts => {
 
 function openSession(opts: BuildkitInfoOpts): ClientHttp2Session {
   const session = h2connect(`https://${opts.hostname}:${opts.port}`, {
-    createConnection: () =>
-      tlsConnect({
-        host: opts.hostname,
-        port: opts.port,
-        ca: opts.pems.ca,
-        cert: opts.pems.cert,
-        key: opts.pems.key,
-        ALPNProtocols: ['h2'],
-        servername: isIP(opts.hostname) ? undefined : opts.hostname
-      })
+    createConnection: () => tlsConnect(builderTlsOptions(opts))
   });
   // Errors reach the call through its stream; this keeps a late one from going unhandled.
   session.on('error', () => undefined);

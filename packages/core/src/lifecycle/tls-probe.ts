@@ -1,6 +1,6 @@
 import {isIP} from 'node:net';
 import type {Duplex} from 'node:stream';
-import {checkServerIdentity, connect, type TLSSocket} from 'node:tls';
+import {checkServerIdentity, connect, type ConnectionOptions, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {clockTimer, systemClock, type Clock} from '../clock.js';
 import {h2ClientPreface, readH2ServerStart} from './h2-preface.js';
@@ -192,17 +192,11 @@ export const mutualTlsProbe: TlsProbe = opts =>
       try {
         socket = connect({
           // Over `stream` when there is one (the port is then unused).
+          ...builderTlsOptions(opts),
           socket: stream,
-          port: opts.port,
-          host: opts.hostname,
-          ca: opts.pems.ca,
-          cert: opts.pems.cert,
-          key: opts.pems.key,
-          ALPNProtocols: ['h2'],
           // Verified below, so that a refused server certificate is told apart from other failures.
           rejectUnauthorized: false,
-          checkServerIdentity: (host, cert) => (identityError = checkServerIdentity(host, cert)),
-          servername: isIP(opts.hostname) ? undefined : opts.hostname
+          checkServerIdentity: (host, cert) => (identityError = checkServerIdentity(host, cert))
         });
       } catch (e) {
         // An unusable key or a key that does not match the certificate fails before any connection.
@@ -280,6 +274,22 @@ export const mutualTlsProbe: TlsProbe = opts =>
         }
       );
   });
+
+/**
+ * How we reach a builder over mutual TLS, as BuildKit's gRPC clients do: its CA, our client certificate and
+ * key from the details, ALPN h2, and SNI unless the host is an IP address.
+ */
+export function builderTlsOptions(opts: Pick<TlsProbeOpts, 'hostname' | 'port' | 'pems'>): ConnectionOptions {
+  return {
+    host: opts.hostname,
+    port: opts.port,
+    ca: opts.pems.ca,
+    cert: opts.pems.cert,
+    key: opts.pems.key,
+    ALPNProtocols: ['h2'],
+    servername: isIP(opts.hostname) ? undefined : opts.hostname
+  };
+}
 
 /** authorizationError is typed as an Error but Node sets the verification error's code (a string). */
 function verifyCode(e: unknown): string {

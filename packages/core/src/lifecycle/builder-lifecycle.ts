@@ -65,7 +65,7 @@ export interface BuilderLifecycleOpts {
   clock?: Clock;
   probe?: TlsProbe;
   /**
-   * Asks a ready builder's BuildKit its version, so that no `buildx inspect --bootstrap` is needed. Default:
+   * Asks a builder's BuildKit its version, so that no `buildx inspect --bootstrap` is needed. Default:
    * the gRPC call, with the real probe; none (always bootstrap) with an injected probe, whose builders a
    * test scripts and which may not be reachable at all.
    */
@@ -286,7 +286,8 @@ export class BuilderLifecycle {
           schedule: this.opts.schedule,
           details404GraceMs: this.opts.details404GraceMs,
           recorder: this.opts.recorder,
-          // The node is set up while the builder's TLS is checked; its BuildKit is asked once it is proven ready.
+          // The node is set up (and its BuildKit asked) while the builder's TLS is checked; asked again once
+          // it is proven ready, if it had not answered.
           onComplete: (b, index) => setup.add(b, index),
           onReady: (b, index) => setup.ready(b, index)
         });

@@ -40,13 +40,14 @@ export interface BuildxSetupOpts {
   /** Called once the buildx builder exists (its first node created), so the state can say so at once. */
   onCreated: () => void;
   /**
-   * Asks each ready builder's BuildKit for its version; when every node answers, `buildx inspect
-   * --bootstrap` is not run. None: always bootstrap.
+   * Asks a builder's BuildKit for its version (when added, and once ready if it did not answer); when every
+   * node answers, `buildx inspect --bootstrap` is not run. None: always bootstrap.
    */
   buildkitInfo?: BuildkitInfoCall;
 }
 
 const PHASE = 'while setting up the buildx builder';
+const NOT_ASKED: Promise<BuildkitInfo> = Promise.resolve({why: 'its BuildKit was not asked'});
 /** Time limit of one Control/Info call: an answer is a round trip; without one, the bootstrap decides. */
 const INFO_TIMEOUT_MS = 5000;
 
@@ -57,8 +58,8 @@ const INFO_TIMEOUT_MS = 5000;
  * record of the builder directly when it holds exactly what buildx wrote (buildx-store.ts: no process, where
  * `create --append` costs one each under buildx's store lock), else with `create --append`. Its BuildKit is
  * asked its version (Control/Info) at once, and again once the builder is proven ready (ready) if it did not
- * answer before; when all answer, inspect() needs no `buildx inspect --bootstrap`. Node names follow the builders' order in the assignment; the order
- * of the nodes in buildx is the order in which they were added. The first failure ends the setup: `failed`
+ * answer before; when all answer, inspect() needs no `buildx inspect --bootstrap`. Node names follow the
+ * builders' order in the assignment; the order of the nodes in buildx is the order in which they were added. The first failure ends the setup: `failed`
  * aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
  * with the rest of the buildx builder in the teardown.
  */
@@ -152,31 +153,30 @@ export class BuildxSetup {
     const o = this.#opts;
     if (!this.#creatorChosen) throw new Error('no builder to set up');
     if (o.signal?.aborted) throw new CancelledError(PHASE);
-    const nodes = this.#nodes.filter(n => n !== undefined);
-    const facts = await Promise.all(
-      this.#nodes.flatMap((_, i) => [this.#facts[i] ?? Promise.resolve({why: 'its BuildKit was not asked'})])
-    );
-    const missing = facts.find(f => f.version === undefined);
+    // Each node with what its BuildKit answered (flatMap skips the indexes of builders that have no node).
+    const asked = this.#nodes.flatMap((node, i) => [{node, info: this.#facts[i] ?? NOT_ASKED}]);
+    const answered = await Promise.all(asked.map(async a => ({node: a.node, info: await a.info})));
+    const missing = answered.find(a => a.info.version === undefined)?.info;
     if (missing === undefined) {
-      for (const [i, n] of nodes.entries()) {
+      for (const {node: n, info} of answered) {
         o.logger.info(
-          `Node ${n.name}: BuildKit ${facts[i]?.version} at ${n.endpoint}, ${n.platforms.join(', ') || 'platforms not given'}`
+          `Node ${n.name}: BuildKit ${info.version} at ${n.endpoint}, ${n.platforms.join(', ') || 'platforms not given'}`
         );
       }
       o.logger.debug('BuildxSetup: every node told its BuildKit version; `buildx inspect --bootstrap` skipped');
       return {
         name: o.builderName,
         driver: 'remote',
-        nodes: nodes.map((n, i) => ({
+        nodes: answered.map(({node: n, info}) => ({
           name: n.name,
           endpoint: n.endpoint,
           status: 'running',
-          buildkit: facts[i]?.version,
+          buildkit: info.version,
           platforms: n.platforms
         }))
       };
     }
-    if (missing && 'why' in missing) o.logger.debug(`BuildxSetup: ${missing.why}; booting with buildx`);
+    if ('why' in missing) o.logger.debug(`BuildxSetup: ${missing.why}; booting with buildx`);
     const output = await o.buildx.bootstrap(o.builderName, {signal: o.signal, timeoutMs: this.#timeLeft()});
     if (o.signal?.aborted) throw new CancelledError('while booting the buildx builder');
     return parseBuilderInspect(output);
@@ -191,7 +191,7 @@ export class BuildxSetup {
       pems: ready.pems,
       timeoutMs: Math.min(INFO_TIMEOUT_MS, this.#timeLeft()),
       clock: o.clock,
-      signal: AbortSignal.any([this.#failed.signal, ...(o.signal ? [o.signal] : [])])
+      signal: o.signal ? AbortSignal.any([this.#failed.signal, o.signal]) : this.#failed.signal
     });
   }
 
@@ -228,14 +228,15 @@ export class BuildxSetup {
     const stored = this.#stored;
     if (!stored || this.#halted) return false;
     if (o.signal?.aborted) throw new CancelledError(PHASE);
+    const added = storeNode(node);
     const result = appendNodeToStore({
       configDir: o.buildx.configDir(),
       builder: o.builderName,
       existing: stored,
-      node: storeNode(node)
+      node: added
     });
     if (result.appended) {
-      stored.push(storeNode(node));
+      stored.push(added);
       o.logger.info(`Added node ${node.name} to buildx builder "${o.builderName}"`);
       return true;
     }

@@ -7,7 +7,7 @@ import {NodeExec, type Exec} from '../exec.js';
 import type {ActionIO} from './action-io.js';
 import {runLocalChecks, type LocalCheckResult, type LocalChecks} from './provisioner.js';
 import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
-import {stepBuildx, type ProvisionerDeps, type StepDeps} from './step-deps.js';
+import {findsBuildxPlugin, stepBuildx, type ProvisionerDeps, type StepDeps} from './step-deps.js';
 import {buildSummaryEnabled} from './summary-env.js';
 
 /**
@@ -49,11 +49,8 @@ export async function openStepContext(deps: StepDeps, buildxVersion: BuildxVersi
     clock: deps.clock ?? systemClock,
     exec,
     docker,
-    // The plugin is looked up on this machine only when the step runs real processes (no injected exec).
-    buildx: stepBuildx(
-      {...deps, exec, docker, findBuildxPlugin: deps.findBuildxPlugin ?? deps.exec === undefined},
-      env
-    ),
+    // Decided from the injected exec, before it is wrapped: only real processes look the plugin up.
+    buildx: stepBuildx({...deps, exec, docker, findBuildxPlugin: findsBuildxPlugin(deps)}, env),
     github: new GitHubContext(io.env),
     summary: buildSummaryEnabled(io),
     installed,

@@ -55,7 +55,12 @@ export function stepBuildx(deps: StepDeps, env: Record<string, string> = {}): Bu
       exec: deps.exec,
       docker: deps.docker,
       env: Object.keys(env).length > 0 ? env : undefined,
-      findPlugin: deps.findBuildxPlugin ?? deps.exec === undefined
+      findPlugin: findsBuildxPlugin(deps)
     })
   );
+}
+
+/** Whether the step looks the buildx plugin up on this machine: as told, else only when exec is not injected. */
+export function findsBuildxPlugin(deps: Pick<StepDeps, 'exec' | 'findBuildxPlugin'>): boolean {
+  return deps.findBuildxPlugin ?? deps.exec === undefined;
 }

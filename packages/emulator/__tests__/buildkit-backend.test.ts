@@ -6,7 +6,6 @@ import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {
   type BuildkitBackend,
-  createBuildkitBackend,
   createBuildkitBackends,
   DOCKERD_GRPC_HIJACK_REQUEST,
   DockerGrpcBackend,
@@ -154,11 +153,6 @@ describe('HandshakeOnlyBackend', () => {
     await new Promise(r => setImmediate(r));
     expect(written).toEqual([]);
     expect(ended).toBe(true);
-  });
-
-  test('createBuildkitBackend picks by dockerSocket', () => {
-    expect(createBuildkitBackend({}).kind).toBe('handshake-only');
-    expect(createBuildkitBackend({dockerSocket: '/x.sock'}).kind).toBe('dockerd');
   });
 });
 

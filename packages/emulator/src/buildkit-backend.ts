@@ -193,13 +193,3 @@ export function createBuildkitBackends(opts: BuildkitBackendsOpts): BackendSelec
     return backend;
   };
 }
-
-/** The backend for an emulator: a dockerd proxy when `dockerSocket` is set, handshake-only otherwise. */
-export function createBuildkitBackend(opts: {
-  dockerSocket?: string;
-  onError?: (error: Error) => void;
-}): BuildkitBackend {
-  return opts.dockerSocket
-    ? new DockerGrpcBackend({socketPath: opts.dockerSocket, onError: opts.onError})
-    : new HandshakeOnlyBackend();
-}

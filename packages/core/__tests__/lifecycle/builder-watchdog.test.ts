@@ -524,7 +524,9 @@ describe('BuilderWatchdog: with the system clock', () => {
     await expect(lost).resolves.toBeInstanceOf(BuilderLostError);
     await dog.stop();
     const after = {details: api.detailsCalls.length, probes: probe.calls.length};
-    expect(after.probes).toBeGreaterThanOrEqual(2);
+    // How many probes fit before 20 ms of real time pass depends on the machine's load (one, on a busy
+    // one); the fake-clock tests above pin the count. Here: real timers lose it, and stop() silences it.
+    expect(after.probes).toBeGreaterThanOrEqual(1);
     await new Promise(resolve => setTimeout(resolve, 50));
     expect({details: api.detailsCalls.length, probes: probe.calls.length}).toEqual(after);
   });

@@ -135,15 +135,16 @@ describe('BuilderLifecycle: a refused key is not retried on the next profile', (
 });
 
 describe('waitForBuilderReady: "ready" without the TLS material', () => {
-  test('declared broken after 8 such answers in a row, naming what is missing', async () => {
+  test('declared broken once such answers have lasted 2 s, naming what is missing', async () => {
     const api = new FakeBuilderApi().onDetails(
       'b1',
       readyDetails('10.0.0.1:1', {status: 'ready'}, {ca: '', client_key: ''})
     );
+    const clock = new FakeClock();
     const e = await failure(
       waitForBuilderReady('b1', {
         api,
-        clock: new FakeClock(),
+        clock,
         logger: new RecordingLogger(),
         probe: new FakeProbe().probe,
         deadline: 60_000,
@@ -154,7 +155,9 @@ describe('waitForBuilderReady: "ready" without the TLS material', () => {
     expect(e.message).toBe(
       'Builder b1 reports status "ready" but its details lack ca, client_key: the service sent incomplete connection details'
     );
-    expect(api.detailsCount('b1')).toBe(8);
+    // Every 100 ms from 0 to 2 s.
+    expect(api.detailsCount('b1')).toBe(21);
+    expect(clock.now()).toBe(2000);
   });
 
   test('a builder still starting is waited for as before', async () => {

@@ -121,8 +121,8 @@ test('a builder ready after 25 s: progress lines at 10 and 20 s naming it pendin
     `Still waiting after 20 s of 60 s: builder ${id} pending`
   ]);
   expect(stamps).toEqual([10_000, 20_000]);
-  // 101 polls (every 250 ms from 0 to 25 s), two debug lines: the first status and ready.
-  expect(b.detailsRequests).toBe(101);
+  // 161 polls (every 100 ms before 10 s, then every 250 ms up to 25 s), two debug lines: the first status and ready.
+  expect(b.detailsRequests).toBe(161);
   expect(logger.messages('debug')).toEqual([
     `waitForBuilderReady: ${id}: details lack host, ca, client_cert, client_key (status "pending")`,
     `waitForBuilderReady: ${id}: ready`

@@ -6,6 +6,7 @@ import {
   BuilderTimeoutError,
   DEFAULT_POLL_SCHEDULE,
   DETAILS_404_GRACE_MS,
+  detailsPeriod,
   explainTimeout,
   waitForBuilderReady,
   type PollSchedule,
@@ -219,11 +220,49 @@ describe('waitForBuilderReady: polling', () => {
     expect(h.api.detailsCount('b1')).toBe(3);
   });
 
-  test('without a schedule, the default one (250 ms) is used', async () => {
-    expect(DEFAULT_POLL_SCHEDULE).toEqual({intervalMs: 250, probeIntervalMs: 250, maxBackoffMs: 2000});
+  test('without a schedule, the default one is used: details every 100 ms at first, TLS probes every 250 ms', async () => {
     const h = harness([pendingDetails(), readyDetails(HOST)], [unreachable(), 'ok']);
     await h.run({schedule: null});
-    expect(h.clock.sleeps).toEqual([250, 250]);
+    expect(h.clock.sleeps).toEqual([100, 250]);
+  });
+
+  // prettier-ignore
+  test.each<[number, number]>([
+    [0, 100], [9_999, 100], [10_000, 250], [59_999, 250], [60_000, 500], [600_000, 500]
+  ])('the default details period after %d ms of waiting is %d ms', (elapsed, period) => {
+    expect(detailsPeriod(DEFAULT_POLL_SCHEDULE, elapsed)).toBe(period);
+  });
+
+  test('a 429 with Retry-After: waited out once, then this builder polls at twice its period', async () => {
+    const h = harness(
+      [
+        pendingDetails(),
+        new ApiError({call: 'get builder details', status: 429, retryAfterMs: 3000}),
+        pendingDetails(),
+        pendingDetails(),
+        readyDetails(HOST)
+      ],
+      ['ok']
+    );
+    await h.run({schedule: null});
+    expect(h.clock.sleeps).toEqual([100, 3000, 200, 200]);
+  });
+
+  test('429s without Retry-After: each doubles the period for the rest of the wait, up to 5 s', async () => {
+    const h = harness(
+      [
+        new ApiError({call: 'get builder details', status: 429}),
+        new ApiError({call: 'get builder details', status: 429}),
+        pendingDetails(),
+        new ApiError({call: 'get builder details', status: 429}),
+        pendingDetails(),
+        readyDetails(HOST)
+      ],
+      ['ok']
+    );
+    await h.run({schedule: null});
+    // Backoff (100·2^n, ≤ 2 s) or the throttled period, whichever is longer; a success keeps the throttle.
+    expect(h.clock.sleeps).toEqual([200, 800, 400, 800, 800]);
   });
 });
 

@@ -56,7 +56,7 @@ describe('createCertDir', () => {
 describe('writeBuilderCerts', () => {
   test('writes ca.pem, cert.pem, key.pem (0600, newline-terminated) into <certDir>/<id> (0700)', async () => {
     const certDir = await createCertDir(root);
-    const paths = await writeBuilderCerts(certDir, 'b-123', pems);
+    const paths = writeBuilderCerts(certDir, 'b-123', pems);
     const dir = join(certDir, 'b-123');
     expect(paths).toEqual({cacert: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem')});
     expect(await mode(dir)).toBe(0o700);
@@ -69,9 +69,9 @@ describe('writeBuilderCerts', () => {
 
   test('overwrites an existing file and makes it private again', async () => {
     const certDir = await createCertDir(root);
-    const first = await writeBuilderCerts(certDir, 'b1', pems);
+    const first = writeBuilderCerts(certDir, 'b1', pems);
     await writeFile(first.key, 'old', {mode: 0o644});
-    const again = await writeBuilderCerts(certDir, 'b1', {...pems, key: 'NEW'});
+    const again = writeBuilderCerts(certDir, 'b1', {...pems, key: 'NEW'});
     expect(await readFile(again.key, 'utf8')).toBe('NEW\n');
     expect(await mode(again.key)).toBe(0o600);
   });
@@ -91,7 +91,7 @@ describe('writeBuilderCerts', () => {
     [11, 'bü', 'b_']
   ])('[%d] builder id %o is stored in the single segment %o', async (_n, id, segment) => {
     const certDir = await createCertDir(root);
-    const paths = await writeBuilderCerts(certDir, id, pems);
+    const paths = writeBuilderCerts(certDir, id, pems);
     expect(paths.cacert).toBe(join(certDir, segment, 'ca.pem'));
     expect(relative(certDir, paths.key).split(sep)).toEqual([segment, 'key.pem']);
     expect(await readdir(certDir)).toEqual([segment]);
@@ -101,7 +101,7 @@ describe('writeBuilderCerts', () => {
 describe('removeCertDir', () => {
   test('removes the folder and everything in it', async () => {
     const certDir = await createCertDir(root);
-    await writeBuilderCerts(certDir, 'b1', pems);
+    writeBuilderCerts(certDir, 'b1', pems);
     await removeCertDir(certDir);
     await expect(stat(certDir)).rejects.toHaveProperty('code', 'ENOENT');
     expect(await readdir(root)).toEqual([]);

@@ -54,7 +54,7 @@ function harness(state: BuilderState | string | undefined, over: Partial<PostCle
 
 async function stateWithCerts(over: Partial<BuilderState> = {}): Promise<BuilderState> {
   const certDir = await createCertDir(root);
-  await writeBuilderCerts(certDir, 'b1', {ca: TEST_PEMS.ca, cert: TEST_PEMS.cert, key: TEST_PEMS.key});
+  writeBuilderCerts(certDir, 'b1', {ca: TEST_PEMS.ca, cert: TEST_PEMS.cert, key: TEST_PEMS.key});
   return {
     v: 1,
     builderName: 'rb',

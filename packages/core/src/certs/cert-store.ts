@@ -1,5 +1,6 @@
 // Ours, not a library: a 0700/0600 folder per job in RUNNER_TEMP and buildx's remote-driver paths is all we need.
-import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {chmodSync, mkdirSync, writeFileSync} from 'node:fs';
+import {chmod, mkdir, mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
@@ -23,17 +24,19 @@ export async function createCertDir(root: string | undefined): Promise<string> {
   return dir;
 }
 
-/** Writes one builder's PEMs into `<certDir>/<builderId>/` (0700) as ca.pem, cert.pem, key.pem (0600). */
-export async function writeBuilderCerts(certDir: string, builderId: string, pems: BuilderPems): Promise<NodeCertPaths> {
+/**
+ * Writes one builder's PEMs into `<certDir>/<builderId>/` (0700) as ca.pem, cert.pem, key.pem (0600).
+ * Synchronous on purpose: three small local files take well under a millisecond, where eight thread-pool
+ * round trips waited behind the TLS work that runs beside them (~10 ms before `buildx create` could start).
+ */
+export function writeBuilderCerts(certDir: string, builderId: string, pems: BuilderPems): NodeCertPaths {
   const dir = join(certDir, safeName(builderId));
-  await mkdir(dir, {recursive: true, mode: 0o700});
-  await chmod(dir, 0o700);
+  mkdirSync(dir, {recursive: true, mode: 0o700});
+  chmodSync(dir, 0o700);
   const paths: NodeCertPaths = {cacert: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem')};
-  await Promise.all([
-    writePrivate(paths.cacert, pems.ca),
-    writePrivate(paths.cert, pems.cert),
-    writePrivate(paths.key, pems.key)
-  ]);
+  writePrivate(paths.cacert, pems.ca);
+  writePrivate(paths.cert, pems.cert);
+  writePrivate(paths.key, pems.key);
   return paths;
 }
 
@@ -42,10 +45,10 @@ export async function removeCertDir(certDir: string): Promise<void> {
   await rm(certDir, {recursive: true, force: true});
 }
 
-async function writePrivate(path: string, pem: string): Promise<void> {
+function writePrivate(path: string, pem: string): void {
   const text = pem.endsWith('\n') ? pem : `${pem}\n`;
-  await writeFile(path, text, {mode: 0o600});
-  await chmod(path, 0o600);
+  writeFileSync(path, text, {mode: 0o600});
+  chmodSync(path, 0o600);
 }
 
 /** A builder id as a single path segment. */

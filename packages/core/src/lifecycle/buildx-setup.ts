@@ -98,10 +98,10 @@ export class BuildxSetup {
     const name = o.nodeNames[index] ?? `node-${index}`;
     const creator = !this.#creatorChosen;
     this.#creatorChosen = true;
-    // Asked at once, while readiness probes the builder: usually answered by the time it is proven ready.
-    if (o.setupBuildx) this.#facts[index] = this.#askVersion(ready);
+    // Runs synchronously up to the spawn of the first node's `buildx create` (the certificates are written
+    // synchronously), so that process starts before the TLS work below and readiness's probe.
     const work = (async () => {
-      const certs = await writeBuilderCerts(o.certDir, name, ready.pems);
+      const certs = writeBuilderCerts(o.certDir, name, ready.pems);
       const node: ProvisionedNode = {
         name,
         builderId: ready.id,
@@ -112,6 +112,8 @@ export class BuildxSetup {
       if (o.setupBuildx) await this.#addNode(node, creator);
       this.#nodes[index] = node;
     })();
+    // Asked at once, while readiness probes the builder: usually answered by the time it is proven ready.
+    if (o.setupBuildx) this.#facts[index] = this.#askVersion(ready);
     this.#work.push(
       work.catch((e: unknown) => {
         this.#halted = true;

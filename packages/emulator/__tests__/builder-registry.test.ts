@@ -2,7 +2,7 @@ import {afterEach, describe, expect, test} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
 import type {BuilderMetadata} from '../src/builder.js';
 import tls from 'node:tls';
-import {BuilderRegistry, formatHost, WRONG_SERVER_NAME} from '../src/builder-registry.js';
+import {BuilderRegistry, formatHost, newBuilderId, WRONG_SERVER_NAME} from '../src/builder-registry.js';
 import {type BuildkitBackend, HandshakeOnlyBackend} from '../src/buildkit-backend.js';
 import {ManualClock} from '../src/clock.js';
 import {FaultInjector} from '../src/faults.js';
@@ -52,6 +52,18 @@ async function assignOne(config: ProfileConfig = {name: 'p'}): Promise<BuilderMe
   const [builder] = await (registry as BuilderRegistry).assign(resolveProfile(config));
   return {id: builder!.id, ...builder!.details().metadata};
 }
+
+describe('newBuilderId', () => {
+  test('each form: prefixed hex, a UUID in either case, a 12-digit number', () => {
+    expect(newBuilderId()).toMatch(/^bld_[0-9a-f]{16}$/);
+    const uuids = Array.from({length: 40}, () => newBuilderId('uuid'));
+    for (const id of uuids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
+    // Half upper-cased, at random: 40 draws all of one case would happen once in 2^39.
+    expect(new Set(uuids.map(id => id === id.toLowerCase()))).toEqual(new Set([true, false]));
+    expect(newBuilderId('numeric')).toMatch(/^[1-9]\d{11}$/);
+  });
+});
 
 describe('BuilderRegistry', () => {
   test('assigns builders with fresh material and a working mTLS listener', async () => {

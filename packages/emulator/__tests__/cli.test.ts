@@ -35,7 +35,8 @@ describe('parseCliArgs', () => {
       9,
       ['--buildkit-api', 'no-info', '--buildkit-version=v0.10.6'],
       {buildkitApi: 'no-info', buildkitVersion: 'v0.10.6'}
-    ]
+    ],
+    [10, ['--builder-ids', 'uuid'], {builderIds: 'uuid'}]
   ])('%d: %j', (_n, argv, expected) => {
     expect(parseCliArgs(argv)).toEqual({...DEFAULTS, ...expected});
   });
@@ -49,7 +50,12 @@ describe('parseCliArgs', () => {
     [6, ['--idle-timeout-ms', '1.5'], /integer/],
     [7, ['--profiles='], /needs a value/],
     [8, ['--docker-socket-arm64'], /needs a value/],
-    [9, ['--buildkit-api', 'grpc'], /^Option --buildkit-api must be one of control, no-info, preface-only, got "grpc"$/]
+    [
+      9,
+      ['--buildkit-api', 'grpc'],
+      /^Option --buildkit-api must be one of control, no-info, preface-only, got "grpc"$/
+    ],
+    [10, ['--builder-ids=guid'], /^Option --builder-ids must be one of prefixed, uuid, numeric, got "guid"$/]
   ])('%d: rejects %j', (_n, argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(message);
   });

@@ -1,4 +1,4 @@
-import {randomBytes} from 'node:crypto';
+import {randomBytes, randomInt, randomUUID} from 'node:crypto';
 import net from 'node:net';
 import {Builder, type BuilderMetadata} from './builder.js';
 import {BuilderEndpoint} from './builder-endpoint.js';
@@ -6,7 +6,8 @@ import type {BackendSelector, BuildkitBackend} from './buildkit-backend.js';
 import type {EmulatorClock} from './clock.js';
 import {type BuilderFaultRule, type BuilderFront, type FaultInjector, isBuilderFront} from './faults.js';
 import type {Ledger, TerminationReason} from './ledger.js';
-import {corruptPem, DEFAULT_SERVER_NAMES, generateBuilderPki, generateCa} from './pki.js';
+import {corruptPem, generateBuilderPki, generateCa} from './pki.js';
+import {serverNames, type PkiPool} from './pki-pool.js';
 import type {BuilderArch} from './pricing.js';
 import {builderArchitectures, type HostFormat, type Profile} from './profiles.js';
 
@@ -19,7 +20,18 @@ export interface BuilderRegistryOpts {
   idleTimeoutMs: number;
   /** Called when a builder terminates itself after its idle time-out. */
   onIdleTimeout?: (builderId: string) => void;
+  /** PKIs made ahead (Emulator option `pkiPool`); none: each builder's is made when it is assigned. */
+  pkiPool?: PkiPool;
+  /** The form of builder ids (Emulator option `builderIds`); default 'prefixed'. */
+  builderIds?: BuilderIdForm;
 }
+
+/**
+ * Forms a builder id may take (the spec shows only that it is a string): 'prefixed' `bld_` + 16 hex digits,
+ * 'uuid' a random UUID (upper-cased half the time), 'numeric' a 12-digit number.
+ */
+export const BUILDER_ID_FORMS = ['prefixed', 'uuid', 'numeric'] as const;
+export type BuilderIdForm = (typeof BUILDER_ID_FORMS)[number];
 
 /** BuilderRegistry assigns builders (fresh PKI and a TLS listener each) and keeps every builder ever assigned. */
 export class BuilderRegistry {
@@ -36,7 +48,7 @@ export class BuilderRegistry {
     if (this.#closed) throw new Error('The emulator is closed');
     const assignedAt = this.#opts.clock.now();
     const plans = builderArchitectures(profile).map(arch => ({
-      id: newBuilderId(),
+      id: this.#newId(),
       arch,
       fault: this.#opts.faults.takeBuilderFault(profile.name)
     }));
@@ -68,6 +80,14 @@ export class BuilderRegistry {
     });
   }
 
+  /** A builder id of the configured form, unused so far. */
+  #newId(): string {
+    for (;;) {
+      const id = newBuilderId(this.#opts.builderIds);
+      if (!this.#builders.has(id)) return id;
+    }
+  }
+
   get(id: string): Builder | undefined {
     return this.#builders.get(id);
   }
@@ -92,10 +112,8 @@ export class BuilderRegistry {
     // A front fault wins over the profile's front.
     const front: BuilderFront = isBuilderFront(fault?.behaviour) ? fault.behaviour : profile.front;
     const idleMs = (isBuilderFront(fault?.behaviour) ? fault?.idleMs : undefined) ?? profile.frontIdleMs;
-    const pki = await generateBuilderPki({
-      label: id,
-      serverNames: front === 'wrong-server-cert' ? [WRONG_SERVER_NAME] : [...DEFAULT_SERVER_NAMES, profile.hostName]
-    });
+    const names = front === 'wrong-server-cert' ? [WRONG_SERVER_NAME] : serverNames(profile.hostName);
+    const pki = this.#opts.pkiPool?.take(names) ?? (await generateBuilderPki({label: id, serverNames: names}));
     const metadata: BuilderMetadata = {
       host: '',
       ca: pki.caCert,
@@ -143,9 +161,18 @@ interface Prepared {
   readyMetadata: BuilderMetadata;
 }
 
-/** A new builder id: `bld_` + 16 random hex digits. */
-export function newBuilderId(): string {
-  return `bld_${randomBytes(8).toString('hex')}`;
+/** A new builder id of `form` (default: `bld_` + 16 random hex digits). */
+export function newBuilderId(form: BuilderIdForm = 'prefixed'): string {
+  switch (form) {
+    case 'uuid': {
+      const id = randomUUID();
+      return randomInt(2) === 0 ? id : id.toUpperCase();
+    }
+    case 'numeric':
+      return String(randomInt(100_000_000_000, 1_000_000_000_000));
+    default:
+      return `bld_${randomBytes(8).toString('hex')}`;
+  }
 }
 
 /** The only name the 'wrong-server-cert' front's certificate is valid for. */

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
 import type {ApiKey} from './auth.js';
+import {BUILDER_ID_FORMS, type BuilderIdForm} from './builder-registry.js';
 import {BUILDKIT_APIS, type BuildkitApi} from './buildkit-backend.js';
 import {DEFAULT_BUILDKIT_VERSION} from './buildkit-control.js';
 import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
@@ -26,6 +27,8 @@ export interface CliOptions {
   buildkitApi?: BuildkitApi;
   /** --buildkit-version: the BuildKit version they report. */
   buildkitVersion?: string;
+  /** --builder-ids: the form of builder ids. */
+  builderIds?: BuilderIdForm;
   latencyMs?: number;
   idleTimeoutMs?: number;
   /** Serve HTTPS with a certificate for this name (signed by a private CA generated at start). */
@@ -55,6 +58,8 @@ Options:
                          Control API, Info and ListWorkers), no-info (Info UNIMPLEMENTED, as
                          BuildKit < 0.11) or preface-only (HTTP/2 preface, no call answered)
   --buildkit-version V   the BuildKit version they report (default ${DEFAULT_BUILDKIT_VERSION})
+  --builder-ids FORM     the form of builder ids: prefixed (default, bld_<hex>), uuid (mixed case)
+                         or numeric (digits only)
   --latency-ms N         latency added to every API response (default 0)
   --idle-timeout-ms N    builder idle time-out (default 1800000; 0 disables)
   --https NAME           serve the API over HTTPS with a certificate for NAME (and localhost,
@@ -82,6 +87,7 @@ const VALUE_FLAGS = [
   '--docker-socket-arm64',
   '--buildkit-api',
   '--buildkit-version',
+  '--builder-ids',
   '--latency-ms',
   '--idle-timeout-ms',
   '--https',
@@ -147,6 +153,14 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--buildkit-version':
         opts.buildkitVersion = value;
         break;
+      case '--builder-ids':
+        if (!(BUILDER_ID_FORMS as readonly string[]).includes(value)) {
+          throw new CliUsageError(
+            `Option ${flag} must be one of ${BUILDER_ID_FORMS.join(', ')}, got ${JSON.stringify(value)}`
+          );
+        }
+        opts.builderIds = value as BuilderIdForm;
+        break;
       case '--latency-ms':
         opts.latencyMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
         break;
@@ -198,6 +212,7 @@ export function emulatorOptsFromCli(cli: CliOptions, config?: EmulatorConfigFile
   if (cli.buildkitApi !== undefined || cli.buildkitVersion !== undefined) {
     opts.buildkit = {api: cli.buildkitApi, version: cli.buildkitVersion};
   }
+  if (cli.builderIds !== undefined) opts.builderIds = cli.builderIds;
   if (cli.latencyMs !== undefined) opts.latencyMs = cli.latencyMs;
   if (cli.idleTimeoutMs !== undefined) opts.idleTimeoutMs = cli.idleTimeoutMs;
   if (cli.httpsHostname !== undefined) opts.https = {hostnames: [cli.httpsHostname]};

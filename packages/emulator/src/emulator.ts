@@ -3,10 +3,11 @@ import {ServiceApi} from './api-routes.js';
 import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
 import type {EndpointMode} from './builder-endpoint.js';
-import {BuilderRegistry} from './builder-registry.js';
+import {BuilderRegistry, type BuilderIdForm} from './builder-registry.js';
 import {type BuildkitEmulation, createBuildkitBackends} from './buildkit-backend.js';
 import {CiApi} from './ci-routes.js';
 import {type EmulatorClock, systemClock} from './clock.js';
+import {PkiPool} from './pki-pool.js';
 import {FaultInjector, type FaultRule, type StoredFault} from './faults.js';
 import {Ledger, type LedgerEntry} from './ledger.js';
 import type {Architecture} from './pricing.js';
@@ -62,6 +63,14 @@ export interface EmulatorOpts {
    * signed by a private CA generated at start (`apiCaCert`: what clients must trust). Default: plain HTTP.
    */
   https?: {hostnames?: string[]};
+  /**
+   * Make this many builder PKIs per profile host name at start, used by later assignments before any is made
+   * on demand (see PkiPool): for benches, where making them at assignment (~15 ms of CPU each) would share
+   * the cores with the client measured. Default 0.
+   */
+  pkiPool?: number;
+  /** The form of builder ids: 'prefixed' (default, `bld_<hex>`), 'uuid' or 'numeric' (BUILDER_ID_FORMS). */
+  builderIds?: BuilderIdForm;
 }
 
 /**
@@ -76,6 +85,7 @@ export class Emulator implements EmulatorControls {
   readonly #server: ApiServer;
   readonly #ledger: Ledger;
   readonly #registry: BuilderRegistry;
+  readonly #pkiPool: PkiPool | undefined;
   readonly #faults = new FaultInjector();
   readonly #requestLog = new RequestLog();
   readonly #catalog: ProfileCatalog;
@@ -87,7 +97,8 @@ export class Emulator implements EmulatorControls {
   readonly #apiCaCert?: string;
   #closing?: Promise<void>;
 
-  private constructor(opts: EmulatorOpts, apiTls?: ApiTlsMaterial) {
+  private constructor(opts: EmulatorOpts, apiTls?: ApiTlsMaterial, pkiPool?: PkiPool) {
+    this.#pkiPool = pkiPool;
     const clock = opts.clock ?? systemClock;
     const keys = opts.apiKeys ?? [...DEFAULT_API_KEYS];
     if (keys.length === 0) throw new Error('At least one API key is required');
@@ -108,7 +119,9 @@ export class Emulator implements EmulatorControls {
         onError: e => log?.(e.message)
       }),
       idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-      onIdleTimeout: id => log?.(`builder ${id} terminated after its idle time-out`)
+      onIdleTimeout: id => log?.(`builder ${id} terminated after its idle time-out`),
+      pkiPool,
+      builderIds: opts.builderIds
     });
     this.#stacks = new StackCatalog({stacks: opts.stacks ?? DEFAULT_STACKS});
     this.#images = new RunnerImageStore({clock, stacks: this.#stacks});
@@ -135,7 +148,13 @@ export class Emulator implements EmulatorControls {
   /** Validates the options, starts the API server and resolves once it listens. */
   static async start(opts: EmulatorOpts): Promise<Emulator> {
     const apiTls = opts.https ? await generateApiTls({hostnames: opts.https.hostnames ?? []}) : undefined;
-    const emulator = new Emulator(opts, apiTls);
+    const pool = opts.pkiPool
+      ? await PkiPool.fill(
+          opts.pkiPool,
+          new ProfileCatalog({profiles: opts.profiles}).all().map(p => p.hostName)
+        )
+      : undefined;
+    const emulator = new Emulator(opts, apiTls, pool);
     await emulator.#server.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
     const {address, port, family} = emulator.#server.address();
     const scheme = apiTls ? 'https' : 'http';
@@ -146,6 +165,11 @@ export class Emulator implements EmulatorControls {
   /** Base URL of the service (the API is under /api/v1), e.g. 'http://127.0.0.1:PORT' ('https://…' with `https`). */
   get url(): string {
     return this.#url;
+  }
+
+  /** PKIs of the `pkiPool` option not used yet (a bench checks it did not run out); undefined without a pool. */
+  get pkiPoolLeft(): number | undefined {
+    return this.#pkiPool?.size;
   }
 
   /** PEM of the private CA that signed the API's certificate (option `https`); undefined over plain HTTP. */

@@ -10,6 +10,7 @@ import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
 import {peerRows} from './peers.js';
 import type {Row} from './row.js';
+import {warnIfPoolRanOut} from './pool.js';
 import {stats} from './stats.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -28,10 +29,14 @@ async function withEmulator<T>(
   latencyMs: number,
   fn: (emu: Emulator) => Promise<T>
 ): Promise<T> {
-  const emu = await Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}], latencyMs});
+  // Builders' certificates made before the runs (PkiPool): the service's work, not the step's, kept off the
+  // cores the step runs on. Enough for every run of every profile, and a few to spare.
+  const pkiPool = (RUNS + 4) * profiles.reduce((n, p) => n + (p.buildersPerAssignment ?? 1), 0);
+  const emu = await Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}], latencyMs, pkiPool});
   try {
     return await fn(emu);
   } finally {
+    warnIfPoolRanOut(emu);
     await emu.close();
   }
 }

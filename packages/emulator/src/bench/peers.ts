@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
+import {warnIfPoolRanOut} from './pool.js';
 import type {Row} from './row.js';
 import {stats, type Stats} from './stats.js';
 
@@ -128,11 +129,15 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
     })),
     {name: 'later', buildersPerAssignment: 4, architectures: ['amd64', 'arm64'], readyDelayMs: 3_600_000}
   ];
+  const implementations = opts.baseline ? 3 : 2;
   const emu = await Emulator.start({
     profiles,
     apiKeys: [{key: API_KEY, scopes: ['builders']}],
     https: {},
-    log: onLog
+    log: onLog,
+    // Builders' certificates made before the runs (the service's work, not the step's): every run of every
+    // implementation assigns 1 + 4 + 8 builders at once and 4 at random.
+    pkiPool: opts.runs * implementations * 17 + 8
   });
   started.emu = emu;
   try {
@@ -254,6 +259,7 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
     });
     return rows;
   } finally {
+    warnIfPoolRanOut(emu);
     await emu.close();
     rmSync(scratch, {recursive: true, force: true});
   }

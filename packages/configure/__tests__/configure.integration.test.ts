@@ -226,3 +226,36 @@ describe('configure action (bundled) against the emulator', () => {
     expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
   });
 });
+
+describe('configure against a service whose builder ids are numbers', () => {
+  let numeric: Emulator;
+  beforeAll(async () => {
+    numeric = await Emulator.start({
+      profiles: [{name: 'trio', architectures: ['amd64', 'arm64'], buildersPerAssignment: 3}],
+      apiKeys: [{key: API_KEY, scopes: ['builders']}],
+      builderIds: 'numeric'
+    });
+  });
+  afterAll(async () => numeric?.close());
+
+  test('ids that buildx refuses as node names (a leading digit) become valid nodes, in buildx’s own records', async () => {
+    const base = job({'profile-name': 'trio', 'api-url': numeric.url}, {FAKE_DOCKER_BUILDX_STORE: '1'});
+    const j = {...base, env: {...base.env, DOCKER_CONFIG: join(base.workDir, 'docker-config')}};
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
+    expect(main.exitCode).toBe(0);
+    const ids = main.outputs['builder-ids'].split(',');
+    expect(ids.every(id => /^\d+$/.test(id))).toBe(true);
+    const nodes = JSON.parse(main.outputs['nodes']) as Record<string, string>[];
+    expect(nodes.map(n => n.name)).toEqual(ids.map(id => `node-${id}`));
+    // The first node by `buildx create` (which refuses a name that starts with a digit), the others in its record.
+    const record = JSON.parse(
+      readFileSync(join(work, 'docker-config', 'buildx', 'instances', main.outputs['name']), 'utf8')
+    ) as {
+      Nodes: {Name: string}[];
+    };
+    expect(record.Nodes.map(n => n.Name).sort()).toEqual(ids.map(id => `node-${id}`).sort());
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
+    expect(post.exitCode).toBe(0);
+    expect(numeric.ledger().filter(e => e.terminatedAt === undefined)).toEqual([]);
+  });
+});

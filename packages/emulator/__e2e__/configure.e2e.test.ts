@@ -32,7 +32,8 @@ const workspaces: Workspace[] = [];
 
 beforeAll(async () => {
   env = await requireE2eEnv();
-  emu = await env.startEmulator({profiles: PROFILES});
+  // Ids of digits: buildx refuses a node name that starts with one, so every scenario proves our node names.
+  emu = await env.startEmulator({profiles: PROFILES, builderIds: 'numeric'});
   console.log(
     `e2e environment: ${env.state.mode} dockerd ${env.state.dockerVersion} on ${env.state.dockerSocket}, ` +
       `buildx ${env.state.buildxVersion}, registry ${env.state.registry}; emulator at ${emu.url}`
@@ -72,6 +73,7 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
     const name = main.outputs['name'];
     const ids = main.outputs['builder-ids'].split(',');
     expect(ids).toHaveLength(2);
+    expect(ids.every(id => /^\d+$/.test(id))).toBe(true);
     expect(main.outputs['platforms']).toBe('linux/amd64,linux/arm64');
     expect(ws.buildxBuilders()).toEqual([name]);
     expect(emu.stillAssigned(ids).sort()).toEqual([...ids].sort());
@@ -86,6 +88,8 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
     // Both nodes are up: the remote driver reached BuildKit through each builder's mTLS endpoint.
     const inspect = await ws.dockerOk(['buildx', 'inspect', name]);
     expect(inspect.stdout.match(/^Status:\s+running$/gm)).toHaveLength(2);
+    // Named after the ids, with the prefix buildx needs when an id starts with a digit.
+    expect(inspect.stdout.match(/^Name:\s+node-\d+$/gm)).toHaveLength(2);
 
     const repo = env.registry.uniqueRepo('s1');
     const ref = env.registry.ref(repo, 'v1');

@@ -159,7 +159,12 @@ export class E2eEnv {
    * the two nodes of a multi-arch builder have a BuildKit each, as on the service (buildx ≥ 0.16 gives all
    * nodes of a build one build ref, docker/buildx 6fc19c402, which collides on a shared BuildKit). See E2eEmulator.
    */
-  startEmulator(opts: {profiles: ProfileConfig[]; apiKey?: string; idleTimeoutMs?: number}): Promise<E2eEmulator> {
+  startEmulator(opts: {
+    profiles: ProfileConfig[];
+    apiKey?: string;
+    idleTimeoutMs?: number;
+    builderIds?: EmulatorOpts['builderIds'];
+  }): Promise<E2eEmulator> {
     return E2eEmulator.start({
       ...opts,
       dockerSocket: this.state.dockerSocket,
@@ -558,6 +563,7 @@ export class E2eEmulator {
     dockerSocketByArch?: EmulatorOpts['dockerSocketByArch'];
     apiKey?: string;
     idleTimeoutMs?: number;
+    builderIds?: EmulatorOpts['builderIds'];
   }): Promise<E2eEmulator> {
     const apiKey = opts.apiKey ?? `rb_e2e_${randomBytes(8).toString('hex')}`;
     const log: string[] = [];
@@ -567,6 +573,7 @@ export class E2eEmulator {
       dockerSocket: opts.dockerSocket,
       dockerSocketByArch: opts.dockerSocketByArch,
       idleTimeoutMs: opts.idleTimeoutMs ?? 0,
+      builderIds: opts.builderIds,
       log: line => log.push(line)
     });
     return new E2eEmulator(emu, apiKey, log);

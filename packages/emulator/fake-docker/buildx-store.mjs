@@ -11,8 +11,8 @@ import {homedir} from 'node:os';
 import {join} from 'node:path';
 
 /** store.ValidateName. */
-const NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
-const invalidName = name =>
+export const NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
+export const invalidName = name =>
   `invalid name ${name}, name needs to start with a letter and may not contain symbols, except ._-`;
 
 /** buildx's config dir, as buildx finds it. */

@@ -59,7 +59,7 @@ import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
 import {connect} from 'node:tls';
-import {buildxConfigDir, buildxRecords, fakeBuilder} from './buildx-store.mjs';
+import {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} from './buildx-store.mjs';
 import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
 import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
 import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
@@ -238,12 +238,20 @@ if (cmd === 'version') {
     };
     const error = withLock(() => {
       if (records) return inStore();
+      // store.ValidateName, as buildx checks every builder and node name (and keeps it lower-cased).
+      for (const n of [name, node]) if (!NAME.test(n)) return invalidName(n);
       const builders = load();
       if (append && !builders[name]) return `no builder "${name}" found`;
       if (!append && builders[name]) {
         return `existing instance for "${name}" but no append mode, specify the node name to make changes for existing instances`;
       }
-      const entry = {node, endpoint, platforms: flag('--platform') || '', driver: flag('--driver'), ...opts};
+      const entry = {
+        node: node.toLowerCase(),
+        endpoint,
+        platforms: flag('--platform') || '',
+        driver: flag('--driver'),
+        ...opts
+      };
       builders[name] = append
         ? {...builders[name], nodes: [...builders[name].nodes, entry]}
         : {nodes: [entry], use: args.includes('--use')};

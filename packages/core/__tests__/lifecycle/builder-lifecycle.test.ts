@@ -290,7 +290,12 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     expect(e.message).toBe('Builder b2 was not ready in time: details lack host, ca, client_cert, client_key');
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2', 'b3']);
     expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2', 'b3']);
-    expect(h.exec.calls).toEqual([]);
+    // b1 and b3 became nodes when their details were complete; the buildx builder goes with the teardown.
+    expect(h.exec.argvs.map(a => a.filter(x => ['create', '--append', 'b1', 'b3', 'rm', 'rb'].includes(x)))).toEqual([
+      ['create', 'rb', 'b1'],
+      ['create', 'rb', '--append', 'b3'],
+      ['rm', 'rb']
+    ]);
   });
 
   test('several builders share one progress line every 10 s while they wait, not one line each', async () => {
@@ -698,7 +703,11 @@ describe('BuilderLifecycle.provision: cancellation', () => {
     expect(e.message).toBe('Cancelled by SIGINT while waiting for builders to be ready; torn down: b1, b2');
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
     expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
-    expect(h.exec.calls).toEqual([]);
+    // b2 became a node when its details were complete; the buildx builder goes with the teardown.
+    expect(h.exec.argvs.map(a => a.filter(x => ['create', '--append', 'b2', 'rm', 'rb'].includes(x)))).toEqual([
+      ['create', 'rb', 'b2'],
+      ['rm', 'rb']
+    ]);
     expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2']);
   });
 
@@ -759,7 +768,10 @@ describe('nodeName', () => {
   // prettier-ignore
   test.each<[number, string, number, string]>([
     [1, 'b1', 0, 'b1'],
-    [2, '3f2a9c1e-0000-4000-8000-00000000abcd', 0, '3f2a9c1e-0000-4000-8000-00000000abcd'],
+    [2, '3f2a9c1e-0000-4000-8000-00000000abcd', 0, 'node-3f2a9c1e-0000-4000-8000-00000000abcd'],
+    [9, 'a1B2-C3', 0, 'a1b2-c3'],
+    [10, '4815162342', 1, 'node-4815162342'],
+    [11, '_7', 0, 'node-7'],
     [3, 'abc/def', 0, 'abc-def'],
     [4, 'builder:1.2', 1, 'builder-1.2'],
     [5, '--x', 0, 'x'],

@@ -252,9 +252,9 @@ const READINESS: Scenario[] = onePerKind<Scenario>([
       also: ({emu}) => {
         const details = requests(emu, 'details');
         expect(details.filter(r => r.status === 404)).toHaveLength(6);
-        // Polled like a pending builder: never more than 4 details requests a second.
+        // Polled like a pending builder (no backoff): never more than 10 details requests a second, at first.
         const span = (details[details.length - 1]?.at ?? 0) - (details[0]?.at ?? 0);
-        expect(details.length - 1).toBeLessThanOrEqual(Math.ceil(span / 250) + 1);
+        expect(details.length - 1).toBeLessThanOrEqual(Math.ceil(span / 100) + 1);
       }
     }
   },

@@ -171,6 +171,40 @@ async function waitOn(
   return {id, outcome, logger, elapsedMs: clock.now() - start, probes};
 }
 
+test('rate-limited: two 429s with Retry-After over real HTTP are waited out, then the builder is polled at a slower pace', async () => {
+  const [builder] = (await api.assignBuilder('slow')).builder_instances;
+  const id = builder?.id ?? '';
+  const fault = emu.addFault({route: 'details', builderId: id, status: 429, headers: {'Retry-After': '3'}, times: 2});
+  try {
+    const clock = new SharedClock(emuClock);
+    const sleeps: number[] = [];
+    const start = clock.now();
+    let done = false;
+    let sleep = clock.nextSleep();
+    const ready = waitForBuilderReady(id, {
+      api,
+      clock,
+      logger: new RecordingLogger(),
+      probe: mutualTlsProbe,
+      deadline: start + 60_000
+    }).finally(() => (done = true));
+    while (!done) {
+      const ms = await Promise.race([sleep, ready.then(() => undefined)]);
+      if (ms === undefined) break;
+      sleeps.push(ms);
+      sleep = clock.nextSleep();
+      emuClock.advance(ms);
+    }
+    await expect(ready).resolves.toMatchObject({id});
+    // 3 s each time the service asked; each 429 doubled the 100 ms period (200, then 400 ms), and 400 ms stays
+    // for the rest of the wait, past 10 s too, where the schedule's own period (250 ms) is shorter.
+    expect(sleeps.slice(0, 3)).toEqual([3000, 3000, 400]);
+    expect(new Set(sleeps.slice(2))).toEqual(new Set([400]));
+  } finally {
+    emu.removeFault(fault);
+  }
+});
+
 describe('readiness behind each TLS front of the emulator', () => {
   test('keep-open (a bare BuildKit answering HTTP/2) → ready at the first probe', async () => {
     const {id, outcome, elapsedMs} = await waitOn('keep-open', 10_000);

@@ -2,7 +2,7 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {appendNodeToStore, storePlatform, type StoreNode} from '../../src/buildx/buildx-store.js';
+import {appendNodesToStore, storePlatform, type StoreNode} from '../../src/buildx/buildx-store.js';
 
 // Records as buildx 0.13-0.36 write them for our argv (json.Marshal of store.NodeGroup; the two-node ones
 // captured from a real buildx 0.29.1 `create` then `create --append`), written out by hand.
@@ -45,7 +45,7 @@ const recordPath = (): string => join(configDir, 'instances', 'rb');
 /** Every file under the config dir (a temp file left anywhere shows here). */
 const files = (): string[] => readdirSync(configDir, {recursive: true}).map(String).sort();
 
-describe('appendNodeToStore', () => {
+describe('appendNodesToStore', () => {
   // prettier-ignore
   test.each<[number, string, string | undefined, StoreNode[], StoreNode, string]>([
     [1, 'one node, append one with arm/v7', ONE, [N1], N2, TWO],
@@ -54,7 +54,7 @@ describe('appendNodeToStore', () => {
       record([nodeJson('n3', 1003, '[]').replace(/\/c\/n3\//g, '/c/N3/'), nodeJson('n1', 1001, `[${AMD64}]`)])]
   ])('[%d] %s: writes the record buildx writes', (_n, _what, before, existing, node, after) => {
     writeFileSync(recordPath(), before ?? '', {mode: 0o600});
-    expect(appendNodeToStore({configDir, builder: 'rb', existing, node})).toEqual({appended: true});
+    expect(appendNodesToStore({configDir, builder: 'rb', existing, nodes: [node]})).toEqual({appended: true});
     expect(readFileSync(recordPath(), 'utf8')).toBe(after);
     const parsed = JSON.parse(readFileSync(recordPath(), 'utf8')) as {Nodes: {Name: string}[]};
     expect(parsed.Nodes.at(-1)?.Name).toBe(node.name.toLowerCase());
@@ -69,7 +69,7 @@ describe('appendNodeToStore', () => {
       join(configDir, 'instances', 'mybuilder'),
       record([nodeJson('n1', 1001, `[${AMD64}]`).replace(opts('n1'), goOpts)], '"Name":"MyBuilder","Driver":"remote"')
     );
-    const res = appendNodeToStore({configDir, builder: 'MyBuilder', existing: [{...N1, certs: c}], node: N2});
+    const res = appendNodesToStore({configDir, builder: 'MyBuilder', existing: [{...N1, certs: c}], nodes: [N2]});
     expect(res).toEqual({appended: true});
     expect(readFileSync(join(configDir, 'instances', 'mybuilder'), 'utf8')).toBe(
       record(
@@ -106,16 +106,35 @@ describe('appendNodeToStore', () => {
     [22, ONE, [], N2, /^no node was created yet$/]
   ])('[%d] refuses and writes nothing: %o', (_n, before, existing, node, why) => {
     if (before !== undefined) writeFileSync(recordPath(), before, {mode: 0o600});
-    const res = appendNodeToStore({configDir, builder: 'rb', existing, node});
+    const res = appendNodesToStore({configDir, builder: 'rb', existing, nodes: [node]});
     expect(res).toEqual({appended: false, why: expect.stringMatching(why)});
     expect(existsSync(recordPath()) ? readFileSync(recordPath(), 'utf8') : undefined).toBe(before);
     expect(files()).toEqual(before === undefined ? ['instances'] : ['instances', 'instances/rb']);
   });
 
+  test('several nodes in one write: the record two appends in a row leave', () => {
+    writeFileSync(recordPath(), ONE, {mode: 0o600});
+    expect(appendNodesToStore({configDir, builder: 'rb', existing: [N1], nodes: [N2, N3]})).toEqual({appended: true});
+    expect(readFileSync(recordPath(), 'utf8')).toBe(THREE);
+    expect(files()).toEqual(['instances', 'instances/rb']);
+  });
+
+  test('several nodes: one that cannot be written refuses them all, and nothing is written', () => {
+    writeFileSync(recordPath(), ONE, {mode: 0o600});
+    const res = appendNodesToStore({
+      configDir,
+      builder: 'rb',
+      existing: [N1],
+      nodes: [N2, {...N3, endpoint: N2.endpoint}]
+    });
+    expect(res).toEqual({appended: false, why: expect.stringMatching(/^the builder has a node at .* already$/)});
+    expect(readFileSync(recordPath(), 'utf8')).toBe(ONE);
+  });
+
   test('refuses while buildx has a default buildkitd config (it would give the node that config)', () => {
     writeFileSync(recordPath(), ONE);
     writeFileSync(join(configDir, 'buildkitd.default.toml'), '[worker.oci]\n');
-    const res = appendNodeToStore({configDir, builder: 'rb', existing: [N1], node: N2});
+    const res = appendNodesToStore({configDir, builder: 'rb', existing: [N1], nodes: [N2]});
     expect(res).toEqual({appended: false, why: expect.stringMatching(/buildkitd\.default\.toml exists/)});
     expect(readFileSync(recordPath(), 'utf8')).toBe(ONE);
   });

@@ -3,6 +3,7 @@ import {mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
+import {appendNodesToStore} from '../../src/buildx/buildx-store.js';
 import {parseBuilderEndpoint} from '../../src/lifecycle/builder-endpoint.js';
 import type {BuildkitInfo, BuildkitInfoCall} from '../../src/lifecycle/buildkit-info.js';
 import {BuildxSetup, type BuildxSetupOpts} from '../../src/lifecycle/buildx-setup.js';
@@ -165,21 +166,26 @@ describe('BuildxSetup', () => {
         return {};
       });
 
-    test('no `create --append` runs: every further node is in the record, after the creator', async () => {
+    test('no `create --append` runs: the nodes that waited for the create are in the record, in one write', async () => {
       const exec = buildxWritingRecords();
-      const {setup: s} = setup(exec, {}, {BUILDX_CONFIG: config});
+      const writes: string[][] = [];
+      const appendNodes: typeof appendNodesToStore = opts => {
+        writes.push(opts.nodes.map(n => n.name));
+        return appendNodesToStore(opts);
+      };
+      const {setup: s} = setup(exec, {appendNodes}, {BUILDX_CONFIG: config});
       s.add(ready('b1', '10.0.0.2:1'), 1);
       s.add(ready('b0', '10.0.0.1:1'), 0);
       s.add(ready('b2', '10.0.0.3:1'), 2);
       await s.nodes();
       expect(nodesOf(exec)).toEqual([['create', 'n1']]);
+      expect(writes).toEqual([['n0', 'n2']]);
       const stored = JSON.parse(await readFile(join(config, 'instances', 'rb'), 'utf8')) as {
         Nodes: {Name: string; Endpoint: string; DriverOpts: Record<string, string>}[];
       };
-      // The creator first; the others in the order their certificates were written (concurrent work).
-      const rows = stored.Nodes.map(n => [n.Name, n.Endpoint, n.DriverOpts['cacert']]);
-      expect(rows[0]).toEqual(['n1', 'tcp://10.0.0.2:1', join(certDir, 'n1', 'ca.pem')]);
-      expect(rows.slice(1).sort()).toEqual([
+      // The creator first; the others in the order they were added.
+      expect(stored.Nodes.map(n => [n.Name, n.Endpoint, n.DriverOpts['cacert']])).toEqual([
+        ['n1', 'tcp://10.0.0.2:1', join(certDir, 'n1', 'ca.pem')],
         ['n0', 'tcp://10.0.0.1:1', join(certDir, 'n0', 'ca.pem')],
         ['n2', 'tcp://10.0.0.3:1', join(certDir, 'n2', 'ca.pem')]
       ]);

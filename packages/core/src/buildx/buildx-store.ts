@@ -34,14 +34,15 @@ export interface StoreNode {
 
 export type StoreAppend = {appended: true} | {appended: false; why: string};
 
-export interface AppendNodeToStoreOpts {
+export interface AppendNodesToStoreOpts {
   /** buildx's config dir (Buildx.configDir()). */
   configDir: string;
   /** The builder's name as `--name` gave it. */
   builder: string;
   /** The nodes created so far, in the order buildx added them. */
   existing: StoreNode[];
-  node: StoreNode;
+  /** The nodes to add, in order: one write, the record successive `create --append`s would leave. */
+  nodes: StoreNode[];
 }
 
 /** store.ValidateName: a builder or node name; buildx stores it lower-cased. */
@@ -70,8 +71,8 @@ interface StoreRecord {
 }
 
 /**
- * Appends `node` to the builder's record in buildx's store, writing the very record `buildx create --append`
- * would write, without a buildx process. Only when the record is exactly what our creates wrote for
+ * Appends `nodes` to the builder's record in buildx's store, writing the very record successive `buildx create
+ * --append`s would leave, without a buildx process, in one write. Only when the record is exactly what our creates wrote for
  * `existing` and every value is one whose buildx form we are sure of; else writes nothing and says why (the
  * caller then runs `create --append`). Never throws.
  *
@@ -79,16 +80,21 @@ interface StoreRecord {
  * (a name unique to the step), and the caller writes only while no buildx process of ours touches the
  * builder. The activity file buildx's Save also updates is left with the time of the create.
  */
-export function appendNodeToStore(opts: AppendNodeToStoreOpts): StoreAppend {
-  const {configDir, builder, existing, node} = opts;
+export function appendNodesToStore(opts: AppendNodesToStoreOpts): StoreAppend {
+  const {configDir, builder, existing, nodes} = opts;
   if (!NAME.test(builder)) return refused(`"${builder}" is not a buildx builder name`);
+  if (nodes.length === 0) return refused('no node to add');
   const path = join(configDir, 'instances', builder.toLowerCase());
   let expected: StoreRecord;
-  let added: StoreRecordNode;
+  let next: StoreRecord;
   try {
     expected = recordFor(builder, existing);
-    added = recordNode(node);
-    checkNewNode(added, expected);
+    next = expected;
+    for (const node of nodes) {
+      const added = recordNode(node);
+      checkNewNode(added, next);
+      next = {...next, Nodes: joinNode(next.Nodes, added)};
+    }
   } catch (e) {
     return refused(errorMessage(e));
   }
@@ -107,7 +113,6 @@ export function appendNodeToStore(opts: AppendNodeToStoreOpts): StoreAppend {
   }
   const differs = difference(text, expected);
   if (differs) return refused(`${path} is not the record our creates wrote: ${differs}`);
-  const next: StoreRecord = {...expected, Nodes: joinNode(expected.Nodes, added)};
   return atomicWrite(configDir, path, goJson(next));
 }
 

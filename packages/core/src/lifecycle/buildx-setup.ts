@@ -1,6 +1,6 @@
 import type {Buildx} from '../buildx/buildx.js';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
-import {appendNodeToStore, type StoreNode} from '../buildx/buildx-store.js';
+import {appendNodesToStore, type StoreNode} from '../buildx/buildx-store.js';
 import {writeBuilderCerts} from '../certs/cert-store.js';
 import type {Clock} from '../clock.js';
 import {parseBuilderInspect, type InspectedBuilder} from '../docker/builder-inspect.js';
@@ -44,6 +44,8 @@ export interface BuildxSetupOpts {
    * node answers, `buildx inspect --bootstrap` is not run. None: always bootstrap.
    */
   buildkitInfo?: BuildkitInfoCall;
+  /** Writes nodes into buildx's record of the builder; default appendNodesToStore. */
+  appendNodes?: typeof appendNodesToStore;
 }
 
 const PHASE = 'while setting up the buildx builder';
@@ -70,8 +72,8 @@ export class BuildxSetup {
   readonly #work: Promise<void>[] = [];
   /** The nodes in buildx's record, in its order, while the record is written directly; undefined once not. */
   #stored: StoreNode[] | undefined = [];
-  /** Serialises direct writes of the record: each reads what the one before left. */
-  #storeWrites: Promise<void> = Promise.resolve();
+  /** Nodes waiting for the next direct write of the record, each told whether it was written. */
+  #toWrite: {node: ProvisionedNode; written: Deferred<boolean>}[] = [];
   readonly #failed = new AbortController();
   /** Settles with the first node's `buildx create`. */
   readonly #created = deferred();
@@ -199,7 +201,7 @@ export class BuildxSetup {
 
   /**
    * The first builder ready creates the builder; every other one waits for that, then joins it: by a direct
-   * write of buildx's record, one at a time, while the record is what buildx and we wrote; else by `create
+   * write of buildx's record (the nodes that wait together in one write), while the record is what buildx and we wrote; else by `create
    * --append` (buildx runs it under its store's file lock, so appends to one builder may be started
    * together: each reads the store as the one before left it).
    */
@@ -216,35 +218,40 @@ export class BuildxSetup {
       return;
     }
     await this.#created.promise;
-    const written = this.#storeWrites.then(() => this.#writeRecord(node));
-    this.#storeWrites = written.then(
-      () => undefined,
-      () => undefined
-    );
-    if (!(await written)) await this.#create(node, true);
+    const written = deferred<boolean>();
+    this.#toWrite.push({node, written});
+    // After the other nodes that were waiting for the create have queued too: they go in the same write.
+    queueMicrotask(() => this.#writeRecord());
+    if (!(await written.promise)) await this.#create(node, true);
   }
 
-  /** Adds the node to buildx's record directly; false when the record is not ours to write (then never again). */
-  async #writeRecord(node: ProvisionedNode): Promise<boolean> {
+  /**
+   * Adds every node waiting to buildx's record in one direct write (synchronous, so writes never overlap);
+   * each is told false when the record is not ours to write (then never again: `create --append` instead).
+   */
+  #writeRecord(): void {
     const o = this.#opts;
+    const batch = this.#toWrite;
+    if (batch.length === 0) return;
+    this.#toWrite = [];
     const stored = this.#stored;
-    if (!stored || this.#halted) return false;
-    if (o.signal?.aborted) throw new CancelledError(PHASE);
-    const added = storeNode(node);
-    const result = appendNodeToStore({
+    if (!stored || this.#halted) return batch.forEach(b => b.written.resolve(false));
+    if (o.signal?.aborted) return batch.forEach(b => b.written.reject(new CancelledError(PHASE)));
+    const added = batch.map(b => storeNode(b.node));
+    const result = (o.appendNodes ?? appendNodesToStore)({
       configDir: o.buildx.configDir(),
       builder: o.builderName,
       existing: stored,
-      node: added
+      nodes: added
     });
     if (result.appended) {
-      stored.push(added);
-      o.logger.info(`Added node ${node.name} to buildx builder "${o.builderName}"`);
-      return true;
+      stored.push(...added);
+      for (const b of batch) o.logger.info(`Added node ${b.node.name} to buildx builder "${o.builderName}"`);
+    } else {
+      o.logger.debug(`BuildxSetup: ${result.why}; appending with \`buildx create --append\``);
+      this.#stored = undefined;
     }
-    o.logger.debug(`BuildxSetup: ${result.why}; appending with \`buildx create --append\``);
-    this.#stored = undefined;
-    return false;
+    for (const b of batch) b.written.resolve(result.appended);
   }
 
   async #create(node: ProvisionedNode, append: boolean): Promise<void> {
@@ -275,10 +282,16 @@ function storeNode(n: ProvisionedNode): StoreNode {
   return {name: n.name, endpoint: n.endpoint, platforms: n.platforms, certs: n.certs};
 }
 
-function deferred(): {promise: Promise<void>; resolve(): void; reject(e: unknown): void} {
-  let resolve!: () => void;
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(e: unknown): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
+  const promise = new Promise<T>((res, rej) => {
     resolve = res;
     reject = rej;
   });

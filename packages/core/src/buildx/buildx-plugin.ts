@@ -1,14 +1,14 @@
 import {closeSync, openSync, readFileSync, readSync, statSync} from 'node:fs';
 import {delimiter, join} from 'node:path';
 import {userDockerConfigDir} from '../buildx-install/plugin-docker-config.js';
-import type {Exec} from '../exec.js';
+import type {Exec, ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 
 /**
  * Set by the docker CLI when it runs a plugin; a plugin that sees it expects `buildx` as its first argument.
  * Emptied for a direct call (buildx treats an empty variable as unset) so the plugin answers standalone.
  */
-const PLUGIN_MODE_ENV = 'DOCKER_CLI_PLUGIN_ORIGINAL_CLI_COMMAND';
+export const PLUGIN_MODE_ENV = 'DOCKER_CLI_PLUGIN_ORIGINAL_CLI_COMMAND';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -70,6 +70,8 @@ export interface PluginVersionOpts {
   env?: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The same command, already started (takeEarlyBuildxVersion): its result is taken instead of a new run. */
+  started?: Promise<ExecResult>;
 }
 
 /**
@@ -81,12 +83,13 @@ export async function runPluginVersion(
   plugin: string,
   opts: PluginVersionOpts
 ): Promise<{stdout: string; killed?: 'timeout' | 'aborted'} | undefined> {
-  const res = await opts.exec.run(plugin, ['version'], {
-    silent: true,
-    timeoutMs: opts.timeoutMs,
-    signal: opts.signal,
-    env: {...opts.env, [PLUGIN_MODE_ENV]: ''}
-  });
+  const res = await (opts.started ??
+    opts.exec.run(plugin, ['version'], {
+      silent: true,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      env: {...opts.env, [PLUGIN_MODE_ENV]: ''}
+    }));
   if (res.killed === 'aborted' || res.exitCode === 0) return res;
   opts.logger.debug(`\`${plugin} version\` failed (exit ${res.exitCode}: ${res.stderr.trim()}); asking docker`);
   return undefined;

@@ -10,11 +10,12 @@ import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {userDockerConfigDir} from '../buildx-install/plugin-docker-config.js';
 import {errorMessage} from '../errors.js';
-import {lastLine, NodeExec, type Exec} from '../exec.js';
+import {lastLine, NodeExec, type Exec, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {BuildxError} from './buildx-error.js';
 import {findBuildxPlugin, runPluginVersion} from './buildx-plugin.js';
+import {takeEarlyBuildxVersion, VERSION_TIMEOUT_MS} from './early-version.js';
 import {BuildxUnavailableError} from './buildx-unavailable.js';
 import {dockerInfoArgs, parseImageStore, type ImageStoreProbe} from './image-store.js';
 import {checkNodesUp} from './nodes-down.js';
@@ -65,7 +66,7 @@ export class Buildx {
    * plugin does not answer, `docker buildx version`.
    */
   async version(opts: {signal?: AbortSignal; alternative?: string; plugin?: string | false} = {}): Promise<string> {
-    const timeoutMs = 15000;
+    const timeoutMs = VERSION_TIMEOUT_MS;
     const found = this.findPlugin
       ? findBuildxPlugin({docker: this.docker, env: {...process.env, ...this.env}})
       : undefined;
@@ -76,14 +77,16 @@ export class Buildx {
           logger: this.logger,
           env: this.env,
           timeoutMs,
-          signal: opts.signal
+          signal: opts.signal,
+          started: this.early(plugin, ['version'], opts.signal)
         })
       : undefined;
     if (direct?.killed === 'aborted')
       throw new BuildxError('`docker buildx version` was stopped: the step was cancelled');
     const answered = direct && Buildx.parseVersion(direct.stdout);
     if (answered) return answered;
-    const res = await this.run(versionArgs(), {silent: true, timeoutMs, signal: opts.signal});
+    const res = await (this.early(this.docker, versionArgs(), opts.signal) ??
+      this.run(versionArgs(), {silent: true, timeoutMs, signal: opts.signal}));
     const unavailable = BuildxUnavailableError.fromResult(res, {
       docker: this.docker,
       timeoutMs,
@@ -98,6 +101,18 @@ export class Buildx {
       );
     }
     return version;
+  }
+
+  /**
+   * The early run of `command args` (early-version.ts) when this Buildx would run exactly that: the
+   * production one (it looks plugins up), with the process's own environment.
+   */
+  private early(command: string, args: string[], signal?: AbortSignal): Promise<ExecResult> | undefined {
+    if (!this.findPlugin || Object.keys(this.env ?? {}).length > 0) return undefined;
+    const started = takeEarlyBuildxVersion(command, args, signal);
+    if (started)
+      this.logger.debug(`Buildx.version: \`${command} ${args.join(' ')}\` was started while the step loaded`);
+    return started;
   }
 
   /**

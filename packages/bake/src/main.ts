@@ -1,5 +1,5 @@
-// First: starts the step's `buildx version` while the rest of the bundle loads (see core/src/early.ts).
-import '@remote-builder-actions/core/early';
+// First: starts the step's `buildx version` while the rest of the bundle loads (see early.ts).
+import './early.js';
 import {actionsIO} from '@remote-builder-actions/core/actions';
 import {runStep} from '@remote-builder-actions/core';
 import {bake} from './bake.js';

@@ -1,6 +1,8 @@
-// Imported first by each action's main (`import '@remote-builder-actions/core/early'`), so that its body runs
-// before the rest of the bundle is loaded: it starts the step's `buildx version` (early-version.ts). Import
-// nothing else here: whatever this module imports loads before the version starts.
-import {startEarlyBuildxVersion} from './buildx/early-version.js';
+// What an action's first import needs to start its `buildx version` before the rest of the bundle loads
+// (see buildx/early-version.ts). Import nothing else here: whatever this module imports loads first.
+export {startEarlyBuildxVersion} from './buildx/early-version.js';
 
-startEarlyBuildxVersion();
+/** An action input as @actions/core reads it (`INPUT_<NAME>`, spaces as '_'), trimmed; '' when unset. */
+export function earlyInput(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+}

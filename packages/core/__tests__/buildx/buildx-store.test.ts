@@ -37,7 +37,8 @@ const THREE = record([
 let configDir: string;
 beforeEach(() => {
   configDir = mkdtempSync(join(tmpdir(), 'buildx-store-'));
-  mkdirSync(join(configDir, 'instances'));
+  // As buildx's store.New leaves it.
+  for (const sub of ['instances', 'activity']) mkdirSync(join(configDir, sub));
 });
 afterEach(() => rmSync(configDir, {recursive: true, force: true}));
 
@@ -59,7 +60,10 @@ describe('appendNodesToStore', () => {
     const parsed = JSON.parse(readFileSync(recordPath(), 'utf8')) as {Nodes: {Name: string}[]};
     expect(parsed.Nodes.at(-1)?.Name).toBe(node.name.toLowerCase());
     expect(statSync(recordPath()).mode & 0o777).toBe(0o600);
-    expect(files()).toEqual(['instances', 'instances/rb']);
+    expect(files()).toEqual(['activity', 'activity/rb', 'instances', 'instances/rb']);
+    // Its last activity, as buildx's Save sets it: RFC 3339, UTC, whole seconds.
+    expect(readFileSync(join(configDir, 'activity', 'rb'), 'utf8')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(statSync(join(configDir, 'activity', 'rb')).mode & 0o777).toBe(0o600);
   });
 
   test('the builder name as created, its record under the lower-cased name; HTML characters escaped as Go does', () => {
@@ -109,14 +113,14 @@ describe('appendNodesToStore', () => {
     const res = appendNodesToStore({configDir, builder: 'rb', existing, nodes: [node]});
     expect(res).toEqual({appended: false, why: expect.stringMatching(why)});
     expect(existsSync(recordPath()) ? readFileSync(recordPath(), 'utf8') : undefined).toBe(before);
-    expect(files()).toEqual(before === undefined ? ['instances'] : ['instances', 'instances/rb']);
+    expect(files()).toEqual(before === undefined ? ['activity', 'instances'] : ['activity', 'instances', 'instances/rb']);
   });
 
   test('several nodes in one write: the record two appends in a row leave', () => {
     writeFileSync(recordPath(), ONE, {mode: 0o600});
     expect(appendNodesToStore({configDir, builder: 'rb', existing: [N1], nodes: [N2, N3]})).toEqual({appended: true});
     expect(readFileSync(recordPath(), 'utf8')).toBe(THREE);
-    expect(files()).toEqual(['instances', 'instances/rb']);
+    expect(files()).toEqual(['activity', 'activity/rb', 'instances', 'instances/rb']);
   });
 
   test('several nodes: one that cannot be written refuses them all, and nothing is written', () => {

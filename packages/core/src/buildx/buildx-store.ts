@@ -78,7 +78,8 @@ interface StoreRecord {
  *
  * No flock (buildx locks `<configDir>/.lock` with flock(2), which Node has not): the builder's record is ours
  * (a name unique to the step), and the caller writes only while no buildx process of ours touches the
- * builder. The activity file buildx's Save also updates is left with the time of the create.
+ * builder. Like buildx's Save, it then sets the builder's last activity (`activity/<name>`, what `buildx ls`
+ * shows); that file failing to be written changes nothing else.
  */
 export function appendNodesToStore(opts: AppendNodesToStoreOpts): StoreAppend {
   const {configDir, builder, existing, nodes} = opts;
@@ -113,7 +114,15 @@ export function appendNodesToStore(opts: AppendNodesToStoreOpts): StoreAppend {
   }
   const differs = difference(text, expected);
   if (differs) return refused(`${path} is not the record our creates wrote: ${differs}`);
-  return atomicWrite(configDir, path, goJson(next));
+  const written = atomicWrite(configDir, path, goJson(next));
+  // txn.UpdateLastActivity: the time in Go's RFC 3339 (UTC, whole seconds), under the name as created.
+  if (written.appended) atomicWrite(configDir, join(configDir, 'activity', builder), rfc3339(new Date()));
+  return written;
+}
+
+/** Go's time.RFC3339 of a UTC time: `2006-01-02T15:04:05Z`. */
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function refused(why: string): StoreAppend {

@@ -30,8 +30,8 @@ async function withEmulator<T>(
   fn: (emu: Emulator) => Promise<T>
 ): Promise<T> {
   // Builders' certificates made before the runs (PkiPool): the service's work, not the step's, kept off the
-  // cores the step runs on. Enough for every run of every profile, and a few to spare.
-  const pkiPool = (RUNS + 4) * profiles.reduce((n, p) => n + (p.buildersPerAssignment ?? 1), 0);
+  // cores the step runs on. Enough for two jobs a run (the cold start measures twice) of every profile.
+  const pkiPool = (2 * RUNS + 8) * profiles.reduce((n, p) => n + (p.buildersPerAssignment ?? 1), 0);
   const emu = await Emulator.start({profiles, apiKeys: [{key: API_KEY, scopes: ['builders']}], latencyMs, pkiPool});
   try {
     return await fn(emu);

@@ -198,7 +198,7 @@ describe('configure action (bundled) against the emulator', () => {
     // The details requests continued until the emulator made it ready, then stopped.
     const details = emu.requests().filter(r => r.route === 'details' && r.builderId === id);
     expect(details.length).toBeGreaterThanOrEqual(2);
-    // At most 10 a second over the 1.5 s delay (the first 10 s of a wait), plus the one that found it ready.
+    // At most 10 a second over the 1.5 s delay (the first 30 s of a wait), plus the one that found it ready.
     expect(details.length).toBeLessThanOrEqual(16);
   });
 

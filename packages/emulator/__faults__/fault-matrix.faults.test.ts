@@ -252,7 +252,7 @@ const READINESS: Scenario[] = onePerKind<Scenario>([
       also: ({emu}) => {
         const details = requests(emu, 'details');
         expect(details.filter(r => r.status === 404)).toHaveLength(6);
-        // Polled like a pending builder (no backoff): never more than 10 details requests a second, at first.
+        // Polled like a pending builder (no backoff): never more than 10 details requests a second (the first 30 s).
         const span = (details[details.length - 1]?.at ?? 0) - (details[0]?.at ?? 0);
         expect(details.length - 1).toBeLessThanOrEqual(Math.ceil(span / 100) + 1);
       }

@@ -228,7 +228,7 @@ describe('waitForBuilderReady: polling', () => {
 
   // prettier-ignore
   test.each<[number, number]>([
-    [0, 100], [9_999, 100], [10_000, 250], [59_999, 250], [60_000, 500], [600_000, 500]
+    [0, 100], [29_999, 100], [30_000, 250], [59_999, 250], [60_000, 500], [600_000, 500]
   ])('the default details period after %d ms of waiting is %d ms', (elapsed, period) => {
     expect(detailsPeriod(DEFAULT_POLL_SCHEDULE, elapsed)).toBe(period);
   });

@@ -43,9 +43,9 @@ export interface PollSchedule {
 const PROBE_TIMEOUT_MS = 5000;
 
 /**
- * Details polled 10 times a second for the first 10 s (a builder that is ready within seconds is seen ~50 ms
+ * Details polled 10 times a second for the first 30 s (a builder that is ready within that is seen ~50 ms
  * later, on average), 4 a second until a minute, then twice a second: fewer requests over a 5-minute wait than
- * a steady 4 a second (~780 against 1,200). The spec shows no rate limit; a 429 or a Retry-After slows this
+ * a steady 4 a second (~900 against 1,200). The spec shows no rate limit; a 429 or a Retry-After slows this
  * builder's polling for the rest of the wait (see `throttled`). TLS probes keep 4 a second: a handshake costs
  * the builder more than a GET costs the API, and the TLS-rejection count is tuned to that pace.
  */
@@ -54,7 +54,7 @@ export const DEFAULT_POLL_SCHEDULE: PollSchedule = {
   probeIntervalMs: 250,
   maxBackoffMs: 2000,
   slowdown: [
-    {afterMs: 10_000, intervalMs: 250},
+    {afterMs: 30_000, intervalMs: 250},
     {afterMs: 60_000, intervalMs: 500}
   ]
 };

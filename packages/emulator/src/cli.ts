@@ -143,23 +143,13 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         };
         break;
       case '--buildkit-api':
-        if (!(BUILDKIT_APIS as readonly string[]).includes(value)) {
-          throw new CliUsageError(
-            `Option ${flag} must be one of ${BUILDKIT_APIS.join(', ')}, got ${JSON.stringify(value)}`
-          );
-        }
-        opts.buildkitApi = value as BuildkitApi;
+        opts.buildkitApi = oneOf(flag, value, BUILDKIT_APIS);
         break;
       case '--buildkit-version':
         opts.buildkitVersion = value;
         break;
       case '--builder-ids':
-        if (!(BUILDER_ID_FORMS as readonly string[]).includes(value)) {
-          throw new CliUsageError(
-            `Option ${flag} must be one of ${BUILDER_ID_FORMS.join(', ')}, got ${JSON.stringify(value)}`
-          );
-        }
-        opts.builderIds = value as BuilderIdForm;
+        opts.builderIds = oneOf(flag, value, BUILDER_ID_FORMS);
         break;
       case '--latency-ms':
         opts.latencyMs = intOption(flag, value, 0, Number.MAX_SAFE_INTEGER);
@@ -179,6 +169,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     throw new CliUsageError('Option --ca-out needs --https');
   }
   return opts;
+}
+
+/** `value` when it is one of `allowed`; else a CliUsageError naming them. */
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new CliUsageError(`Option ${flag} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
 }
 
 function intOption(flag: string, value: string, min: number, max: number): number {

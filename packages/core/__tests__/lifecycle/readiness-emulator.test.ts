@@ -61,6 +61,27 @@ class SharedClock implements Clock {
   }
 }
 
+/**
+ * Runs `wait` (a readiness wait on `clock`) and moves the emulator's clock by each sleep it asks for, until it
+ * settles: time moves only while readiness sleeps, by what it asked; the requests themselves take none.
+ * Resolves its outcome (an error too) and the sleeps, in order.
+ */
+async function drive<T>(clock: SharedClock, wait: () => Promise<T>): Promise<{outcome: T | Error; sleeps: number[]}> {
+  const sleeps: number[] = [];
+  let sleep = clock.nextSleep();
+  const settled = wait().then(
+    v => ({outcome: v as T | Error}),
+    (e: unknown) => ({outcome: e as Error})
+  );
+  for (;;) {
+    const next = await Promise.race([sleep, settled.then(() => undefined)]);
+    if (next === undefined) return {...(await settled), sleeps};
+    sleeps.push(next);
+    sleep = clock.nextSleep();
+    emuClock.advance(next);
+  }
+}
+
 const FRONTS: BuilderFront[] = ['keep-open', 'close-idle', 'drop-client-cert', 'no-http2'];
 
 let emu: Emulator;
@@ -96,24 +117,10 @@ test('a builder ready after 25 s: progress lines at 10 and 20 s naming it pendin
     info(m);
   };
 
-  let done = false;
-  let sleep = clock.nextSleep();
-  const ready = waitForBuilderReady(id, {
-    api,
-    clock,
-    logger,
-    probe: mutualTlsProbe,
-    deadline: start + 60_000
-  }).finally(() => (done = true));
-  // Time moves only while readiness sleeps between polls, by what it asked: the requests themselves take none.
-  while (!done) {
-    const ms = await Promise.race([sleep, ready.then(() => undefined)]);
-    if (ms === undefined) break;
-    sleep = clock.nextSleep();
-    emuClock.advance(ms);
-  }
-
-  const b = await ready;
+  const {outcome} = await drive(clock, () =>
+    waitForBuilderReady(id, {api, clock, logger, probe: mutualTlsProbe, deadline: start + 60_000})
+  );
+  const b = outcome as ReadyBuilder;
   expect(b.id).toBe(id);
   expect(clock.now() - start).toBe(READY_DELAY_MS);
   expect(logger.messages('info')).toEqual([
@@ -145,29 +152,16 @@ async function waitOn(
   const [builder] = (await api.assignBuilder(profile)).builder_instances;
   const id = builder?.id ?? '';
   const start = clock.now();
-  let done = false;
-  let sleep = clock.nextSleep();
-  const ready = waitForBuilderReady(id, {
-    api,
-    clock,
-    logger,
-    probe: o => (probes++, mutualTlsProbe(o)),
-    deadline: start + deadlineMs,
-    schedule: {...DEFAULT_POLL_SCHEDULE, probeIntervalMs}
-  }).finally(() => (done = true));
-  while (!done) {
-    const ms = await Promise.race([
-      sleep,
-      ready.then(
-        () => undefined,
-        () => undefined
-      )
-    ]);
-    if (ms === undefined) break;
-    sleep = clock.nextSleep();
-    emuClock.advance(ms);
-  }
-  const outcome = await ready.catch((e: unknown) => e as Error);
+  const {outcome} = await drive(clock, () =>
+    waitForBuilderReady(id, {
+      api,
+      clock,
+      logger,
+      probe: o => (probes++, mutualTlsProbe(o)),
+      deadline: start + deadlineMs,
+      schedule: {...DEFAULT_POLL_SCHEDULE, probeIntervalMs}
+    })
+  );
   return {id, outcome, logger, elapsedMs: clock.now() - start, probes};
 }
 
@@ -177,25 +171,17 @@ test('rate-limited: two 429s with Retry-After over real HTTP are waited out, the
   const fault = emu.addFault({route: 'details', builderId: id, status: 429, headers: {'Retry-After': '3'}, times: 2});
   try {
     const clock = new SharedClock(emuClock);
-    const sleeps: number[] = [];
     const start = clock.now();
-    let done = false;
-    let sleep = clock.nextSleep();
-    const ready = waitForBuilderReady(id, {
-      api,
-      clock,
-      logger: new RecordingLogger(),
-      probe: mutualTlsProbe,
-      deadline: start + 60_000
-    }).finally(() => (done = true));
-    while (!done) {
-      const ms = await Promise.race([sleep, ready.then(() => undefined)]);
-      if (ms === undefined) break;
-      sleeps.push(ms);
-      sleep = clock.nextSleep();
-      emuClock.advance(ms);
-    }
-    await expect(ready).resolves.toMatchObject({id});
+    const {outcome, sleeps} = await drive(clock, () =>
+      waitForBuilderReady(id, {
+        api,
+        clock,
+        logger: new RecordingLogger(),
+        probe: mutualTlsProbe,
+        deadline: start + 60_000
+      })
+    );
+    expect(outcome).toMatchObject({id});
     // 3 s each time the service asked; each 429 doubled the 100 ms period (200, then 400 ms), and 400 ms stays
     // for the rest of the wait.
     expect(sleeps.slice(0, 3)).toEqual([3000, 3000, 400]);

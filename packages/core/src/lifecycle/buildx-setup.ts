@@ -61,8 +61,8 @@ const INFO_TIMEOUT_MS = 5000;
  * `create --append` costs one each under buildx's store lock), else with `create --append`. Its BuildKit is
  * asked its version (Control/Info) at once, and again once the builder is proven ready (ready) if it did not
  * answer before; when all answer, inspect() needs no `buildx inspect --bootstrap`. Node names follow the
- * builders' order in the assignment; the order of the nodes in buildx is the order in which they were added. The first failure ends the setup: `failed`
- * aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
+ * builders' order in the assignment; the order of the nodes in buildx is the order in which they were added.
+ * The first failure ends the setup: `failed` aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
  * with the rest of the buildx builder in the teardown.
  */
 export class BuildxSetup {
@@ -201,9 +201,9 @@ export class BuildxSetup {
 
   /**
    * The first builder ready creates the builder; every other one waits for that, then joins it: by a direct
-   * write of buildx's record (the nodes that wait together in one write), while the record is what buildx and we wrote; else by `create
-   * --append` (buildx runs it under its store's file lock, so appends to one builder may be started
-   * together: each reads the store as the one before left it).
+   * write of buildx's record (the nodes that wait together in one write), while the record is what buildx
+   * and we wrote; else by `create --append` (buildx runs it under its store's file lock, so appends to one
+   * builder may be started together: each reads the store as the one before left it).
    */
   async #addNode(node: ProvisionedNode, creator: boolean): Promise<void> {
     if (creator) {

@@ -184,7 +184,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let readyButIncompleteSince = 0;
   /** The details period a 429 or Retry-After imposed: kept for the rest of this wait (0: none). */
   let throttled = 0;
-  let complete: {details: BuilderDetails; endpoint: BuilderEndpoint} | undefined;
+  /** Made once, when the details are complete: they are not asked again. */
+  let complete: ReadyBuilder | undefined;
 
   for (;;) {
     throwIfAborted(opts.signal);
@@ -218,8 +219,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         consecutiveErrors = 0;
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') {
-          complete = {details, endpoint: verdict.endpoint};
-          opts.onComplete?.(readyBuilder(builderId, complete, requests));
+          complete = readyBuilder(builderId, {details, endpoint: verdict.endpoint}, requests);
+          opts.onComplete?.(complete);
         } else {
           lastProblem = verdict.why;
           observe(verdict.stage, lastProblem);
@@ -271,7 +272,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       }
     }
     if (complete) {
-      const ready = readyBuilder(builderId, complete, requests);
+      const ready = complete;
       const {endpoint, pems} = ready;
       const probeMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, opts.deadline - clock.now()));
       try {

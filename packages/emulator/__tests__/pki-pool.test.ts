@@ -2,7 +2,8 @@ import {afterAll, expect, test} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
 import {connect} from 'node:tls';
 import {Emulator} from '../src/index.js';
-import {PkiPool, serverNames} from '../src/pki-pool.js';
+import {PkiPool} from '../src/pki-pool.js';
+import {serverNames} from '../src/pki.js';
 
 let emu: Emulator | undefined;
 afterAll(async () => emu?.close());

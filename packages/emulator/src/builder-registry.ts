@@ -6,8 +6,8 @@ import type {BackendSelector, BuildkitBackend} from './buildkit-backend.js';
 import type {EmulatorClock} from './clock.js';
 import {type BuilderFaultRule, type BuilderFront, type FaultInjector, isBuilderFront} from './faults.js';
 import type {Ledger, TerminationReason} from './ledger.js';
-import {corruptPem, generateBuilderPki, generateCa} from './pki.js';
-import {serverNames, type PkiPool} from './pki-pool.js';
+import {corruptPem, generateBuilderPki, generateCa, serverNames} from './pki.js';
+import type {PkiPool} from './pki-pool.js';
 import type {BuilderArch} from './pricing.js';
 import {builderArchitectures, type HostFormat, type Profile} from './profiles.js';
 

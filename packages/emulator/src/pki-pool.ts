@@ -1,4 +1,4 @@
-import {DEFAULT_SERVER_NAMES, generateBuilderPki, type BuilderPki} from './pki.js';
+import {generateBuilderPki, serverNames, type BuilderPki} from './pki.js';
 
 /**
  * Builder PKIs made before any assignment (`Emulator.start({pkiPool})`), so that an assignment answers
@@ -41,11 +41,6 @@ export class PkiPool {
     for (const list of this.#ready.values()) n += list.length;
     return n;
   }
-}
-
-/** The server names of a builder of a profile with this `hostName` (as BuilderRegistry gives them). */
-export function serverNames(hostName: string): string[] {
-  return [...DEFAULT_SERVER_NAMES, hostName];
 }
 
 function key(names: string[]): string {

@@ -48,6 +48,11 @@ export interface BuilderPkiOpts extends PkiOpts {
 /** The server certificate's names unless told otherwise. */
 export const DEFAULT_SERVER_NAMES: readonly string[] = ['127.0.0.1', 'localhost'];
 
+/** The server names of a builder of a profile with this `hostName`: the defaults and it. */
+export function serverNames(hostName: string): string[] {
+  return [...DEFAULT_SERVER_NAMES, hostName];
+}
+
 /** Creates a self-signed EC P-256 CA. */
 export async function generateCa(opts: PkiOpts): Promise<CertificateAuthority> {
   const keys = await generateKeys();

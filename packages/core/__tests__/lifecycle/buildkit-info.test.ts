@@ -78,7 +78,7 @@ function opts(port: number, more: Partial<Parameters<typeof grpcBuildkitInfo>[0]
 describe('grpcBuildkitInfo', () => {
   test('asks Control/Info over mutual TLS and reads the version', async () => {
     const s = await server(ok('v0.13.2'));
-    await expect(grpcBuildkitInfo(opts(s.port))).resolves.toEqual({version: 'v0.13.2'});
+    await expect(grpcBuildkitInfo(opts(s.port))).resolves.toEqual({version: 'v0.13.2', proved: true});
     expect(s.paths).toEqual(['/moby.buildkit.v1.Control/Info']);
     expect(s.contentTypes).toEqual(['application/grpc']);
   });
@@ -113,11 +113,13 @@ describe('grpcBuildkitInfo', () => {
       /no grpc-status/
     ],
     ['a reset stream', stream => stream.close(2), /Control\/Info/]
-  ])('%s → a reason, not a version', async (_what, answer, why) => {
+  ])('%s → a reason, not a version; the builder still proved it speaks HTTP/2', async (_what, answer, why) => {
     const s = await server(answer);
     const info = await grpcBuildkitInfo(opts(s.port));
     expect(info.version).toBeUndefined();
     expect('why' in info && info.why).toMatch(why);
+    // What readiness's probe accepts too: the server's SETTINGS over mutual TLS.
+    expect(info.proved).toBe(true);
   });
 
   test('a client certificate the builder does not trust → a reason', async () => {
@@ -127,6 +129,17 @@ describe('grpcBuildkitInfo', () => {
       opts(s.port, {pems: {ca: pki.ca.cert, cert: other.client.cert, key: other.client.key}})
     );
     expect(info.version).toBeUndefined();
+    expect(info.proved).toBe(false);
+    expect(s.paths).toEqual([]);
+  });
+
+  test('a server certificate from another CA → a reason, nothing proved', async () => {
+    const other = await makePki('other');
+    const s = await server(ok('v0.13.2'));
+    const info = await grpcBuildkitInfo(
+      opts(s.port, {pems: {ca: other.ca.cert, cert: pki.client.cert, key: pki.client.key}})
+    );
+    expect(info).toEqual({why: expect.stringMatching(/Control\/Info/), proved: false});
     expect(s.paths).toEqual([]);
   });
 
@@ -137,7 +150,8 @@ describe('grpcBuildkitInfo', () => {
     // The limit is the clock's: it ends only once the clock passes it, after the call reached the server.
     while (s.paths.length === 0) await new Promise(resolve => setImmediate(resolve));
     clock.advance(500);
-    await expect(pending).resolves.toEqual({why: expect.stringMatching(/no answer within 500 ms/)});
+    // (Whether the server's SETTINGS were read by then is not this test's business.)
+    await expect(pending).resolves.toMatchObject({why: expect.stringMatching(/no answer within 500 ms/)});
   });
 
   test('a cancelled step ends the call', async () => {
@@ -146,7 +160,7 @@ describe('grpcBuildkitInfo', () => {
     const pending = grpcBuildkitInfo(opts(s.port, {signal: controller.signal}));
     while (s.paths.length === 0) await new Promise(resolve => setImmediate(resolve));
     controller.abort(new Error('cancelled'));
-    await expect(pending).resolves.toEqual({why: expect.stringMatching(/cancelled/)});
+    await expect(pending).resolves.toMatchObject({why: expect.stringMatching(/cancelled/)});
   });
 });
 

@@ -270,6 +270,27 @@ describe('BuildxSetup', () => {
       expect(logger.text).toContain('no answer from 10.0.0.2; booting with buildx');
     });
 
+    test("add() returns what readiness may take as proof: the Info call's `proved`, only when it is asked", async () => {
+      const proved: Record<string, BuildkitInfo> = {
+        '10.0.0.1': {version: 'v0.13.2', proved: true},
+        '10.0.0.2': {why: 'UNIMPLEMENTED', proved: true},
+        '10.0.0.3': {why: 'connection refused', proved: false},
+        '10.0.0.4': {version: 'v0.13.2'}
+      };
+      const {setup: s} = setup(new FakeExec(), {buildkitInfo: async o => proved[o.hostname] as BuildkitInfo});
+      const proofs = ['10.0.0.1:1', '10.0.0.2:1', '10.0.0.3:1', '10.0.0.4:1'].map((host, i) =>
+        s.add(ready(`b${i}`, host), i)
+      );
+      expect(await Promise.all(proofs)).toEqual([true, true, false, false]);
+      await s.nodes();
+      const {setup: without} = setup(new FakeExec(), {
+        setupBuildx: false,
+        buildkitInfo: async () => proved['10.0.0.1']!
+      });
+      expect(without.add(ready('b0', '10.0.0.1:1'), 0)).toBeUndefined();
+      await without.nodes();
+    });
+
     test('asked when added; asked again once ready only if it did not answer before', async () => {
       const exec = new FakeExec();
       const asked: string[] = [];

@@ -12,6 +12,7 @@ import {
   waitForBuilderReady,
   type ReadyBuilder
 } from '../../src/lifecycle/readiness.js';
+import {grpcBuildkitInfo} from '../../src/lifecycle/buildkit-info.js';
 import {mutualTlsProbe} from '../../src/lifecycle/tls-probe.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
 
@@ -144,7 +145,8 @@ test('a builder ready after 25 s: progress lines at 10 and 20 s naming it pendin
 async function waitOn(
   profile: string,
   deadlineMs: number,
-  probeIntervalMs = 2000
+  probeIntervalMs = 2000,
+  infoProof = false
 ): Promise<{id: string; outcome: ReadyBuilder | Error; logger: RecordingLogger; elapsedMs: number; probes: number}> {
   let probes = 0;
   const clock = new SharedClock(emuClock);
@@ -159,7 +161,12 @@ async function waitOn(
       logger,
       probe: o => (probes++, mutualTlsProbe(o)),
       deadline: start + deadlineMs,
-      schedule: {...DEFAULT_POLL_SCHEDULE, probeIntervalMs}
+      schedule: {...DEFAULT_POLL_SCHEDULE, probeIntervalMs},
+      // As the lifecycle does: the Control/Info call made when the details are complete is the first proof.
+      ...(infoProof && {
+        onComplete: (b: ReadyBuilder) =>
+          grpcBuildkitInfo({...b.endpoint, pems: b.pems, timeoutMs: 2000}).then(f => f.proved === true)
+      })
     })
   );
   return {id, outcome, logger, elapsedMs: clock.now() - start, probes};
@@ -196,6 +203,27 @@ describe('readiness behind each TLS front of the emulator', () => {
     const {id, outcome, elapsedMs} = await waitOn('keep-open', 10_000);
     expect(outcome).toMatchObject({id});
     expect(elapsedMs).toBe(0);
+  });
+
+  test('keep-open, with the Control/Info call as proof → ready without a TLS probe', async () => {
+    const {id, outcome, logger, probes} = await waitOn('keep-open', 10_000, 2000, true);
+    expect(outcome).toMatchObject({id});
+    expect(probes).toBe(0);
+    expect(logger.messages('debug')).toEqual([
+      `waitForBuilderReady: ${id}: ready (its BuildKit answered over mutual TLS)`
+    ]);
+  });
+
+  test('drop-client-cert, with the Control/Info call as proof → no proof; the probes find why, as without it', async () => {
+    const {id, outcome, elapsedMs, probes} = await waitOn('drop-client-cert', 6000, 2000, true);
+    expect(outcome).toBeInstanceOf(BuilderTimeoutError);
+    expect((outcome as Error).message).toMatch(
+      new RegExp(
+        `^Builder ${id} was not ready in time: the builder at 127\\.0\\.0\\.1:\\d+ completed the TLS handshake, then`
+      )
+    );
+    expect(elapsedMs).toBe(6000);
+    expect(probes).toBe(3);
   });
 
   test('close-idle (a load balancer closing silent connections) → ready: the preface keeps the connection', async () => {

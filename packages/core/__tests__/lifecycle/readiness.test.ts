@@ -136,10 +136,49 @@ describe('waitForBuilderReady: ready', () => {
       probe: h.probe.probe,
       deadline: 60_000,
       schedule,
-      onComplete: builder => told.push({probesBefore: h.probe.calls.length, builder})
+      onComplete: builder => void told.push({probesBefore: h.probe.calls.length, builder})
     });
     expect(h.probe.calls).toHaveLength(2);
     expect(told).toEqual([{probesBefore: 0, builder: ready}]);
+  });
+
+  test.each<[string, () => Promise<boolean>, number]>([
+    ['proved (the Control/Info connection saw the HTTP/2 server) → no probe', () => Promise.resolve(true), 0],
+    ['not proved → the probe decides', () => Promise.resolve(false), 1],
+    ['a proof that fails → the probe decides', () => Promise.reject(new Error('boom')), 1]
+  ])('onComplete returns a proof: %s', async (_what, proof, probes) => {
+    const h = harness([readyDetails(HOST)]);
+    const ready = await waitForBuilderReady('b1', {
+      api: h.api,
+      clock: h.clock,
+      logger: h.logger,
+      probe: h.probe.probe,
+      deadline: 60_000,
+      schedule,
+      onComplete: proof
+    });
+    expect(ready.id).toBe('b1');
+    expect(h.probe.calls).toHaveLength(probes);
+  });
+
+  test('cancelled while the proof is under way → cancelled, no probe', async () => {
+    const h = harness([readyDetails(HOST)]);
+    const controller = new AbortController();
+    const pending = waitForBuilderReady('b1', {
+      api: h.api,
+      clock: h.clock,
+      logger: h.logger,
+      probe: h.probe.probe,
+      deadline: 60_000,
+      schedule,
+      signal: controller.signal,
+      onComplete: () => {
+        queueMicrotask(() => controller.abort(new CancelledError('test')));
+        return new Promise<boolean>(() => undefined);
+      }
+    });
+    await expect(pending).rejects.toBeInstanceOf(CancelledError);
+    expect(h.probe.calls).toHaveLength(0);
   });
 
   test('the probe time limit is min(5000, time left)', async () => {

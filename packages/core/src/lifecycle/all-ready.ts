@@ -23,8 +23,11 @@ export interface AllReadyOpts {
   schedule?: PollSchedule;
   details404GraceMs?: number;
   recorder?: RunRecorder;
-  /** Told of each builder once its details are complete, before it is proven ready (see ReadinessOpts). */
-  onComplete?: (builder: ReadyBuilder, index: number) => void;
+  /**
+   * Told of each builder once its details are complete, before it is proven ready; may return a proof that
+   * spares the first TLS probe (see ReadinessOpts).
+   */
+  onComplete?: (builder: ReadyBuilder, index: number) => Promise<boolean> | void;
   /** Told of each builder the moment it is ready, with its index in `ids`. */
   onReady?: (builder: ReadyBuilder, index: number) => void;
 }

@@ -286,8 +286,9 @@ export class BuilderLifecycle {
           schedule: this.opts.schedule,
           details404GraceMs: this.opts.details404GraceMs,
           recorder: this.opts.recorder,
-          // The node is set up (and its BuildKit asked) while the builder's TLS is checked; asked again once
-          // it is proven ready, if it had not answered.
+          // The node is set up (and its BuildKit asked) as soon as the details are complete; the connection of
+          // that Control/Info call spares the TLS probe when it proves the builder. Asked again once the
+          // builder is proven ready, if it had not answered.
           onComplete: (b, index) => setup.add(b, index),
           onReady: (b, index) => setup.ready(b, index)
         });

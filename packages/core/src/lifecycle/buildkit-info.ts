@@ -9,17 +9,23 @@ import {builderTlsOptions, type TlsProbeOpts} from './tls-probe.js';
 /**
  * Asks a builder's BuildKit for its version with one gRPC call, `moby.buildkit.v1.Control/Info`, over HTTP/2
  * on its mutual-TLS endpoint: what `buildx inspect --bootstrap` asks each node for (BuildKit's
- * api/services/control/control.proto, unchanged from v0.11 to v0.32). It may be asked before readiness has
- * proved the builder; the answer only spares the bootstrap's process. Any other outcome (UNIMPLEMENTED on
- * BuildKit < 0.11, a front with no gRPC behind it, a reset, the time limit) is a reason, never an error: the
- * caller asks again or runs `buildx inspect --bootstrap` as before.
+ * api/services/control/control.proto, unchanged from v0.11 to v0.32). It is asked as soon as the details are
+ * complete, before readiness has proved the builder: the answer spares the bootstrap's process, and the
+ * connection that carried it spares readiness its TLS probe (`proved`: one mutual-TLS handshake per builder
+ * instead of two). Any other outcome (UNIMPLEMENTED on BuildKit < 0.11, a front with no gRPC behind it, a
+ * reset, the time limit) is a reason, never an error: the caller asks again or runs `buildx inspect
+ * --bootstrap` as before, and readiness probes.
  */
 
 /** Where and how to reach the builder: as for its TLS probe, always over a direct connection. */
 export type BuildkitInfoOpts = Omit<TlsProbeOpts, 'connect'>;
 
-/** The version a builder's BuildKit reported, or why none was had. */
-export type BuildkitInfo = {version: string} | {version?: undefined; why: string};
+/**
+ * The version a builder's BuildKit reported, or why none was had; `proved` when the builder's HTTP/2 server
+ * spoke (its SETTINGS frame came) over the mutual-TLS connection, an error answer included: what readiness's
+ * TLS probe proves, so readiness need not probe again (absent: not proved).
+ */
+export type BuildkitInfo = ({version: string} | {version?: undefined; why: string}) & {proved?: boolean};
 
 /** How the lifecycle asks a ready builder for its BuildKit version; tests inject their own. */
 export type BuildkitInfoCall = (opts: BuildkitInfoOpts) => Promise<BuildkitInfo>;
@@ -33,6 +39,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export const grpcBuildkitInfo: BuildkitInfoCall = async opts => {
   const where = `${opts.hostname}:${opts.port}`;
   let session: ClientHttp2Session | undefined;
+  // The server's SETTINGS come only after it accepted our certificate and TLS's server identity was verified
+  // (tls.connect's defaults): the probe's proof (tls-probe.ts).
+  let proved = false;
   try {
     const version = await withDeadline(
       {
@@ -43,12 +52,13 @@ export const grpcBuildkitInfo: BuildkitInfoCall = async opts => {
       },
       signal => {
         session = openSession(opts);
+        session.once('remoteSettings', () => (proved = true));
         return callInfo(session, signal);
       }
     );
-    return {version};
+    return {version, proved};
   } catch (e) {
-    return {why: `BuildKit at ${where} did not tell its version (Control/Info): ${errorMessage(e)}`};
+    return {why: `BuildKit at ${where} did not tell its version (Control/Info): ${errorMessage(e)}`, proved};
   } finally {
     // Nothing may keep the step's process alive: the session goes whatever happened.
     session?.destroy();

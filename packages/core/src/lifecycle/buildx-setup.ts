@@ -59,10 +59,11 @@ const INFO_TIMEOUT_MS = 5000;
  * the first builder added creates the buildx builder, the others join it once it exists, by writing buildx's
  * record of the builder directly when it holds exactly what buildx wrote (buildx-store.ts: no process, where
  * `create --append` costs one each under buildx's store lock), else with `create --append`. Its BuildKit is
- * asked its version (Control/Info) at once, and again once the builder is proven ready (ready) if it did not
- * answer before; when all answer, inspect() needs no `buildx inspect --bootstrap`. Node names follow the
- * builders' order in the assignment; the order of the nodes in buildx is the order in which they were added.
- * The first failure ends the setup: `failed` aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
+ * asked its version (Control/Info) at once (that call's connection is also readiness's proof: see add), and
+ * again once the builder is proven ready (ready) if it did not answer before; when all answer, inspect()
+ * needs no `buildx inspect --bootstrap`. Node names follow the builders' order in the assignment; the order
+ * of the nodes in buildx is the order in which they were added. The first failure ends the setup: `failed`
+ * aborts with it and no further buildx call starts. A node of a builder that then never becomes ready goes
  * with the rest of the buildx builder in the teardown.
  */
 export class BuildxSetup {
@@ -92,10 +93,11 @@ export class BuildxSetup {
 
   /**
    * Starts setting up the builder at `index` (nothing once halted); never throws: a failure aborts `failed`
-   * and rejects nodes().
+   * and rejects nodes(). Returns whether its Control/Info call proved the builder ready (see BuildkitInfo's
+   * `proved`), when it is asked one.
    */
-  add(ready: ReadyBuilder, index: number): void {
-    if (this.#halted) return;
+  add(ready: ReadyBuilder, index: number): Promise<boolean> | undefined {
+    if (this.#halted) return undefined;
     const o = this.#opts;
     const name = o.nodeNames[index] ?? `node-${index}`;
     const creator = !this.#creatorChosen;
@@ -114,14 +116,17 @@ export class BuildxSetup {
       if (o.setupBuildx) await this.#addNode(node, creator);
       this.#nodes[index] = node;
     })();
-    // Asked at once, while readiness probes the builder: usually answered by the time it is proven ready.
-    if (o.setupBuildx) this.#facts[index] = this.#askVersion(ready);
     this.#work.push(
       work.catch((e: unknown) => {
         this.#halted = true;
         if (!this.#failed.signal.aborted) this.#failed.abort(e);
       })
     );
+    if (!o.setupBuildx) return undefined;
+    // Asked at once: its connection is readiness's proof, and the answer usually comes before the node is made.
+    const info = this.#askVersion(ready);
+    this.#facts[index] = info;
+    return info.then(f => f.proved === true);
   }
 
   /**

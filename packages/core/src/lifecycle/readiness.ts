@@ -2,7 +2,7 @@ import {ApiError, errorMessage} from '../errors.js';
 import {DEFAULT_DETAILS_404_GRACE_MS} from '../inputs.js';
 import type {BuilderDetails} from '../api/types.js';
 import {abortReason, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import {DeadlineError, linkedSignal, settleOrAbort} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
@@ -85,9 +85,11 @@ export interface ReadinessOpts {
   /**
    * Told once the details are complete (host and TLS material, which are not read again), before the TLS
    * probe proves the builder ready: what needs no answer from the builder (certificates, the buildx node)
-   * can start then.
+   * can start then. It may return a proof under way: true when the builder's HTTP/2 server has answered over
+   * a mutual-TLS connection made with these details (what the probe proves; the Control/Info call does), and
+   * the first probe is then not made; false, and readiness probes as it would have.
    */
-  onComplete?: (builder: ReadyBuilder) => void;
+  onComplete?: (builder: ReadyBuilder) => Promise<boolean> | void;
 }
 
 /** The builder reported `failed` (or was terminated) while we waited. */
@@ -186,6 +188,8 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let throttled = 0;
   /** Made once, when the details are complete: they are not asked again. */
   let complete: ReadyBuilder | undefined;
+  /** What onComplete returned: awaited once, instead of the first probe. */
+  let proof: Promise<boolean> | undefined;
 
   for (;;) {
     throwIfAborted(opts.signal);
@@ -220,7 +224,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         const verdict = examine(builderId, details, logger);
         if (verdict.kind === 'complete') {
           complete = readyBuilder(builderId, {details, endpoint: verdict.endpoint}, requests);
-          opts.onComplete?.(complete);
+          proof = opts.onComplete?.(complete) ?? undefined;
         } else {
           lastProblem = verdict.why;
           observe(verdict.stage, lastProblem);
@@ -269,6 +273,17 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         }
       } finally {
         limit.dispose();
+      }
+    }
+    if (complete && proof) {
+      const early = proof;
+      proof = undefined;
+      // A failed proof is no verdict: the probe below finds out why (and tells a refusal from "not yet").
+      const proved = await (opts.signal ? settleOrAbort(early, opts.signal) : early).catch(() => false);
+      throwIfAborted(opts.signal);
+      if (proved) {
+        observe({kind: 'ready'}, `${describeStage({kind: 'ready'})} (its BuildKit answered over mutual TLS)`);
+        return complete;
       }
     }
     if (complete) {

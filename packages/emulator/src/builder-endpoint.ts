@@ -100,8 +100,10 @@ export class BuilderEndpoint {
   private constructor(opts: BuilderEndpointOpts) {
     this.#opts = opts;
     this.#onCount = opts.onConnectionCountChange ?? (() => undefined);
-    // Paused: a connection held while silent must not be read.
-    this.#server = net.createServer({pauseOnConnect: true}, socket => this.#connection(socket));
+    // Paused: a connection held while silent must not be read. No Nagle, as BuildKit (Go's net sets
+    // TCP_NODELAY on every connection): with it, each gRPC answer (headers, data, trailers: three writes)
+    // stalled ~40 ms on the client's delayed ACK.
+    this.#server = net.createServer({pauseOnConnect: true, noDelay: true}, socket => this.#connection(socket));
   }
 
   /** Creates the listener on an ephemeral port and resolves once it listens. */

@@ -12,6 +12,7 @@ export * from './exec.js';
 export * from './inputs.js';
 export * from './lifecycle/builder-api-client.js';
 export * from './lifecycle/builder-endpoint.js';
+export * from './lifecycle/buildkit-info.js';
 export * from './lifecycle/builder-lifecycle.js';
 export * from './lifecycle/cancelled-error.js';
 export * from './lifecycle/local-fallback.js';

@@ -6,6 +6,7 @@ import {mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {cpus, tmpdir, totalmem} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {createBuilderApiClient, grpcBuildkitInfo, parseBuilderEndpoint} from '@remote-builder-actions/core';
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
 import {peerRows} from './peers.js';
@@ -361,6 +362,42 @@ async function coldStart(): Promise<void> {
   });
 }
 
+/**
+ * 7. One gRPC call to a builder (Control/Info over mutual TLS, on a new connection, as the step makes it once a
+ * builder's details are in): handshake, HTTP/2 and the answer. BuildKit's Go server sends without Nagle; an
+ * endpoint that delays its small writes adds ~40 ms to each call (the client's delayed ACK), which the step
+ * would wait for and BuildKit never makes it wait for.
+ */
+async function builderCall(): Promise<void> {
+  await withEmulator([{name: 'p'}], 0, async emu => {
+    const api = createBuilderApiClient({apiUrl: emu.url, token: API_KEY, env: {}});
+    try {
+      const [builder] = (await api.assignBuilder('p')).builder_instances;
+      const {metadata} = await api.getBuilderDetails(builder?.id ?? '');
+      const {hostname, port} = parseBuilderEndpoint(metadata.host ?? '');
+      const pems = {ca: metadata.ca ?? '', cert: metadata.client_cert ?? '', key: metadata.client_key ?? ''};
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const started = performance.now();
+        const info = await grpcBuildkitInfo({hostname, port, pems, timeoutMs: 5000});
+        if (info.version === undefined) throw new Error(`Control/Info failed: ${info.why}`);
+        times.push(performance.now() - started);
+      }
+      const s = stats(times);
+      rows.push({
+        figure: '7 builder call',
+        case: 'Control/Info to an emulator builder: connect → mutual TLS → HTTP/2 → answer',
+        unit: 'ms',
+        stats: s,
+        goal: '≤20 (no Nagle stall)',
+        met: s.median <= 20
+      });
+    } finally {
+      api.close();
+    }
+  });
+}
+
 function printTable(): void {
   const header = ['figure', 'case', 'median', 'p95', 'n', 'peer median', 'goal', 'met', 'notes'];
   const lines = rows.map(r => [
@@ -396,6 +433,7 @@ async function main(): Promise<void> {
   }
   if (want('post')) await postDuration();
   if (want('cold')) await coldStart();
+  if (want('call')) await builderCall();
   if (want('peers')) {
     const dockerCli = process.env['BENCH_DOCKER_CLI'] || undefined;
     const baseline = process.env['BENCH_BASELINE_DIST'] || undefined;

@@ -161,6 +161,49 @@ describe('waitForBuilderReady: ready', () => {
     expect(h.probe.calls).toHaveLength(probes);
   });
 
+  test('a proof still under way after 2 s → the probe decides, with its own time limit', async () => {
+    const h = harness([readyDetails(HOST)]);
+    let asked = false;
+    const pending = waitForBuilderReady('b1', {
+      api: h.api,
+      clock: h.clock,
+      logger: h.logger,
+      probe: h.probe.probe,
+      deadline: 60_000,
+      schedule,
+      onComplete: () => ((asked = true), new Promise<boolean>(() => undefined))
+    });
+    // The proof's time limit starts once it is asked.
+    while (!asked) await new Promise(resolve => setImmediate(resolve));
+    h.clock.advance(1999);
+    await new Promise(resolve => setImmediate(resolve));
+    expect(h.probe.calls).toHaveLength(0);
+    h.clock.advance(1);
+    await expect(pending).resolves.toMatchObject({id: 'b1'});
+    expect(h.probe.calls).toEqual([expect.objectContaining({timeoutMs: 5000})]);
+  });
+
+  test('a proof still under way at the deadline → the timeout, saying what was awaited; no probe', async () => {
+    const h = harness([readyDetails(HOST)]);
+    let asked = false;
+    const pending = waitForBuilderReady('b1', {
+      api: h.api,
+      clock: h.clock,
+      logger: h.logger,
+      probe: h.probe.probe,
+      deadline: 1000,
+      schedule,
+      onComplete: () => ((asked = true), new Promise<boolean>(() => undefined))
+    });
+    while (!asked) await new Promise(resolve => setImmediate(resolve));
+    h.clock.advance(1000);
+    const e = await failure(pending, BuilderTimeoutError);
+    expect(e.message).toBe(
+      'Builder b1 was not ready in time: the builder at 10.0.0.1:1234 had not answered over mutual TLS (its first connection, a Control/Info call) by the deadline'
+    );
+    expect(h.probe.calls).toHaveLength(0);
+  });
+
   test('cancelled while the proof is under way → cancelled, no probe', async () => {
     const h = harness([readyDetails(HOST)]);
     const controller = new AbortController();

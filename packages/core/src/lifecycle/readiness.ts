@@ -39,6 +39,12 @@ export interface PollSchedule {
   slowdown?: {afterMs: number; intervalMs: number}[];
 }
 
+/**
+ * How long readiness waits for onComplete's proof (the Control/Info call) before it probes anyway: ample for
+ * a builder that answers (a TCP, a TLS and an HTTP/2 round trip), and short of the probe's own limit, so that
+ * a front that holds the connection still gets the probe's verdict in time.
+ */
+const PROOF_WAIT_MS = 2000;
 /** Time limit of one TLS probe (less when the readiness deadline is nearer). */
 const PROBE_TIMEOUT_MS = 5000;
 
@@ -87,7 +93,8 @@ export interface ReadinessOpts {
    * probe proves the builder ready: what needs no answer from the builder (certificates, the buildx node)
    * can start then. It may return a proof under way: true when the builder's HTTP/2 server has answered over
    * a mutual-TLS connection made with these details (what the probe proves; the Control/Info call does), and
-   * the first probe is then not made; false, and readiness probes as it would have.
+   * the first probe is then not made; false, or no answer within PROOF_WAIT_MS (2 s), and readiness probes
+   * as it would have.
    */
   onComplete?: (builder: ReadyBuilder) => Promise<boolean> | void;
 }
@@ -278,12 +285,27 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     if (complete && proof) {
       const early = proof;
       proof = undefined;
-      // A failed proof is no verdict: the probe below finds out why (and tells a refusal from "not yet").
-      const proved = await (opts.signal ? settleOrAbort(early, opts.signal) : early).catch(() => false);
+      // Awaited for PROOF_WAIT_MS at most (and never past the deadline). A failed or late proof is no verdict:
+      // the probe below finds out why, with its own time limit (and tells a refusal from "not yet").
+      const limit = linkedSignal({
+        parents: [opts.signal],
+        timeoutMs: Math.min(PROOF_WAIT_MS, opts.deadline - clock.now()),
+        clock
+      });
+      let proved: boolean;
+      try {
+        proved = await settleOrAbort(early, limit.signal).catch(() => false);
+      } finally {
+        limit.dispose();
+      }
       throwIfAborted(opts.signal);
       if (proved) {
         observe({kind: 'ready'}, `${describeStage({kind: 'ready'})} (its BuildKit answered over mutual TLS)`);
         return complete;
+      }
+      if (clock.now() >= opts.deadline) {
+        lastProblem = `the builder at ${complete.endpoint.hostname}:${complete.endpoint.port} had not answered over mutual TLS (its first connection, a Control/Info call) by the deadline`;
+        continue;
       }
     }
     if (complete) {

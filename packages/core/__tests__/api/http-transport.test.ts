@@ -307,6 +307,24 @@ describe('NodeHttpTransport through a proxy', () => {
     expect(api.requests).toHaveLength(2);
   });
 
+  test('direct https: concurrent requests on new connections trust `ca`; without it the handshake fails, not sent', async () => {
+    const material = await apiTls();
+    const api = await startRecordingServer({tls: material});
+    const lookup = ((_host: string, opts: {all?: boolean}, cb: (e: Error | null, ...r: unknown[]) => void) =>
+      opts.all ? cb(null, [{address: '127.0.0.1', family: 4}]) : cb(null, '127.0.0.1', 4)) as unknown as LookupFunction;
+    const url = (path: string): string => `https://${API_HOST}:${api.port}${path}`;
+    const trusting = new NodeHttpTransport({env: {}, ca: material.caCert, lookup});
+    cleanups.push(() => trusting.close());
+    // Three at once: three connections, each made with the transport's one TLS context.
+    const answers = await Promise.all(['/a', '/b', '/c'].map(p => trusting.request(get(url(p)))));
+    expect(answers.map(a => a.status)).toEqual([200, 200, 200]);
+    const doubting = new NodeHttpTransport({env: {}, lookup});
+    cleanups.push(() => doubting.close());
+    const e = await failure(doubting.request(get(url('/d'))), TransportError);
+    expect(e).toMatchObject({notSent: true, code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'});
+    expect(api.requests.map(r => r.url).sort()).toEqual(['/a', '/b', '/c']);
+  });
+
   test('an API certificate nobody vouches for fails the TLS handshake: not sent, names the proxy and the fix', async () => {
     const material = await apiTls();
     const api = await startRecordingServer({tls: material});

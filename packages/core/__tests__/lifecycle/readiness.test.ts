@@ -142,86 +142,74 @@ describe('waitForBuilderReady: ready', () => {
     expect(told).toEqual([{probesBefore: 0, builder: ready}]);
   });
 
-  test.each<[string, () => Promise<boolean>, number]>([
-    ['proved (the Control/Info connection saw the HTTP/2 server) → no probe', () => Promise.resolve(true), 0],
-    ['not proved → the probe decides', () => Promise.resolve(false), 1],
-    ['a proof that fails → the probe decides', () => Promise.reject(new Error('boom')), 1]
-  ])('onComplete returns a proof: %s', async (_what, proof, probes) => {
-    const h = harness([readyDetails(HOST)]);
-    const ready = await waitForBuilderReady('b1', {
-      api: h.api,
-      clock: h.clock,
-      logger: h.logger,
-      probe: h.probe.probe,
-      deadline: 60_000,
-      schedule,
-      onComplete: proof
-    });
-    expect(ready.id).toBe('b1');
-    expect(h.probe.calls).toHaveLength(probes);
-  });
+  describe('onComplete returns a proof (the Control/Info call)', () => {
+    /** A wait whose onComplete returns proof(); `asked` once it has been called (its time limit starts then). */
+    function waitWithProof(
+      h: Harness,
+      proof: () => Promise<boolean>,
+      extra: {deadline?: number; signal?: AbortSignal} = {}
+    ): {pending: Promise<ReadyBuilder>; asked: () => Promise<void>} {
+      let asked = false;
+      const pending = waitForBuilderReady('b1', {
+        api: h.api,
+        clock: h.clock,
+        logger: h.logger,
+        probe: h.probe.probe,
+        deadline: extra.deadline ?? 60_000,
+        schedule,
+        signal: extra.signal,
+        onComplete: () => ((asked = true), proof())
+      });
+      const untilAsked = async (): Promise<void> => {
+        while (!asked) await new Promise(resolve => setImmediate(resolve));
+      };
+      return {pending, asked: untilAsked};
+    }
+    const never = (): Promise<boolean> => new Promise<boolean>(() => undefined);
 
-  test('a proof still under way after 2 s → the probe decides, with its own time limit', async () => {
-    const h = harness([readyDetails(HOST)]);
-    let asked = false;
-    const pending = waitForBuilderReady('b1', {
-      api: h.api,
-      clock: h.clock,
-      logger: h.logger,
-      probe: h.probe.probe,
-      deadline: 60_000,
-      schedule,
-      onComplete: () => ((asked = true), new Promise<boolean>(() => undefined))
+    test.each<[string, () => Promise<boolean>, number]>([
+      ['proved (the Control/Info connection saw the HTTP/2 server) → no probe', () => Promise.resolve(true), 0],
+      ['not proved → the probe decides', () => Promise.resolve(false), 1],
+      ['a proof that fails → the probe decides', () => Promise.reject(new Error('boom')), 1]
+    ])('%s', async (_what, proof, probes) => {
+      const h = harness([readyDetails(HOST)]);
+      await expect(waitWithProof(h, proof).pending).resolves.toMatchObject({id: 'b1'});
+      expect(h.probe.calls).toHaveLength(probes);
     });
-    // The proof's time limit starts once it is asked.
-    while (!asked) await new Promise(resolve => setImmediate(resolve));
-    h.clock.advance(1999);
-    await new Promise(resolve => setImmediate(resolve));
-    expect(h.probe.calls).toHaveLength(0);
-    h.clock.advance(1);
-    await expect(pending).resolves.toMatchObject({id: 'b1'});
-    expect(h.probe.calls).toEqual([expect.objectContaining({timeoutMs: 5000})]);
-  });
 
-  test('a proof still under way at the deadline → the timeout, saying what was awaited; no probe', async () => {
-    const h = harness([readyDetails(HOST)]);
-    let asked = false;
-    const pending = waitForBuilderReady('b1', {
-      api: h.api,
-      clock: h.clock,
-      logger: h.logger,
-      probe: h.probe.probe,
-      deadline: 1000,
-      schedule,
-      onComplete: () => ((asked = true), new Promise<boolean>(() => undefined))
+    test('still under way after 2 s → the probe decides, with its own time limit', async () => {
+      const h = harness([readyDetails(HOST)]);
+      const {pending, asked} = waitWithProof(h, never);
+      await asked();
+      h.clock.advance(1999);
+      await new Promise(resolve => setImmediate(resolve));
+      expect(h.probe.calls).toHaveLength(0);
+      h.clock.advance(1);
+      await expect(pending).resolves.toMatchObject({id: 'b1'});
+      expect(h.probe.calls).toEqual([expect.objectContaining({timeoutMs: 5000})]);
     });
-    while (!asked) await new Promise(resolve => setImmediate(resolve));
-    h.clock.advance(1000);
-    const e = await failure(pending, BuilderTimeoutError);
-    expect(e.message).toBe(
-      'Builder b1 was not ready in time: the builder at 10.0.0.1:1234 had not answered over mutual TLS (its first connection, a Control/Info call) by the deadline'
-    );
-    expect(h.probe.calls).toHaveLength(0);
-  });
 
-  test('cancelled while the proof is under way → cancelled, no probe', async () => {
-    const h = harness([readyDetails(HOST)]);
-    const controller = new AbortController();
-    const pending = waitForBuilderReady('b1', {
-      api: h.api,
-      clock: h.clock,
-      logger: h.logger,
-      probe: h.probe.probe,
-      deadline: 60_000,
-      schedule,
-      signal: controller.signal,
-      onComplete: () => {
-        queueMicrotask(() => controller.abort(new CancelledError('test')));
-        return new Promise<boolean>(() => undefined);
-      }
+    test('still under way at the deadline → the timeout, saying what was awaited; no probe', async () => {
+      const h = harness([readyDetails(HOST)]);
+      const {pending, asked} = waitWithProof(h, never, {deadline: 1000});
+      await asked();
+      h.clock.advance(1000);
+      const e = await failure(pending, BuilderTimeoutError);
+      expect(e.message).toBe(
+        'Builder b1 was not ready in time: the builder at 10.0.0.1:1234 had not answered over mutual TLS (its first connection, a Control/Info call) by the deadline'
+      );
+      expect(h.probe.calls).toHaveLength(0);
     });
-    await expect(pending).rejects.toBeInstanceOf(CancelledError);
-    expect(h.probe.calls).toHaveLength(0);
+
+    test('cancelled while under way → cancelled, no probe', async () => {
+      const h = harness([readyDetails(HOST)]);
+      const controller = new AbortController();
+      const {pending, asked} = waitWithProof(h, never, {signal: controller.signal});
+      await asked();
+      controller.abort(new CancelledError('test'));
+      await expect(pending).rejects.toBeInstanceOf(CancelledError);
+      expect(h.probe.calls).toHaveLength(0);
+    });
   });
 
   test('the probe time limit is min(5000, time left)', async () => {

@@ -16,7 +16,7 @@ import type {PollSchedule, ReadyBuilder} from './readiness.js';
 import {teardownBuilders, type TeardownReport} from './teardown.js';
 import {RETRY_IN_POST, teardownOutcome, warnNotTornDown} from './teardown-outcome.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
-import {grpcBuildkitInfo, type BuildkitInfoCall} from './buildkit-info.js';
+import {grpcBuildkitInfo, preloadBuildkitInfo, type BuildkitInfoCall} from './buildkit-info.js';
 import type {InspectedBuilder} from '../docker/builder-inspect.js';
 import type {RunRecorder} from '../report/run-recorder.js';
 import {newBuilderName} from '../provisioning/builder-name.js';
@@ -274,7 +274,7 @@ export class BuilderLifecycle {
     try {
       this.opts.recorder?.phase('readiness');
       const ready = await this.logger.group(`Waiting for ${count(ids.length, 'builder')} to be ready`, async () => {
-        const all = await waitForAllReady(ids, {
+        const waiting = waitForAllReady(ids, {
           api: this.api,
           clock: this.clock,
           logger: this.logger,
@@ -292,6 +292,9 @@ export class BuilderLifecycle {
           onComplete: (b, index) => setup.add(b, index),
           onReady: (b, index) => setup.ready(b, index)
         });
+        // Loaded while the details requests are on the network, for the Control/Info calls that follow.
+        if (this.buildkitInfo && opts.setupBuildx) void preloadBuildkitInfo();
+        const all = await waiting;
         this.logger.info(`All builders ready after ${this.clock.now() - startedAt} ms`);
         return all;
       });

@@ -84,6 +84,10 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
     expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx create .*--append/);
     expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx inspect --bootstrap/);
     expect(main.stdout.match(/^Node \S+: BuildKit v\d+\.\d+\S* at tcp:/gm)).toHaveLength(2);
+    // That Control/Info call's connection was readiness's proof for each builder: no separate TLS probe.
+    expect(
+      main.stdout.match(/waitForBuilderReady: \S+: ready \(its BuildKit answered over mutual TLS\)$/gm)
+    ).toHaveLength(2);
 
     // Both nodes are up: the remote driver reached BuildKit through each builder's mTLS endpoint.
     const inspect = await ws.dockerOk(['buildx', 'inspect', name]);

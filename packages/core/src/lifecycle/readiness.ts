@@ -2,7 +2,7 @@ import {ApiError, errorMessage} from '../errors.js';
 import {DEFAULT_DETAILS_404_GRACE_MS} from '../inputs.js';
 import type {BuilderDetails} from '../api/types.js';
 import {abortReason, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal, settleOrAbort} from '../deadline.js';
+import {DeadlineError, linkedSignal, withDeadline} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
@@ -287,17 +287,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       proof = undefined;
       // Awaited for PROOF_WAIT_MS at most (and never past the deadline). A failed or late proof is no verdict:
       // the probe below finds out why, with its own time limit (and tells a refusal from "not yet").
-      const limit = linkedSignal({
-        parents: [opts.signal],
-        timeoutMs: Math.min(PROOF_WAIT_MS, opts.deadline - clock.now()),
-        clock
-      });
-      let proved: boolean;
-      try {
-        proved = await settleOrAbort(early, limit.signal).catch(() => false);
-      } finally {
-        limit.dispose();
-      }
+      const proved = await withDeadline(
+        {parents: [opts.signal], timeoutMs: Math.min(PROOF_WAIT_MS, opts.deadline - clock.now()), clock},
+        () => early
+      ).catch(() => false);
       throwIfAborted(opts.signal);
       if (proved) {
         observe({kind: 'ready'}, `${describeStage({kind: 'ready'})} (its BuildKit answered over mutual TLS)`);

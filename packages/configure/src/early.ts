@@ -1,7 +1,6 @@
 // main.ts's first import: starts `buildx version` while the rest of the bundle loads, unless the inputs say
 // the step needs no docker (`setup-buildx: false`) or installs its own buildx (`buildx-version`). Literal input
 // names: importing context.ts here would load the whole core first (early.test.ts checks they match).
-import {earlyInput, startEarlyBuildxVersion} from '@remote-builder-actions/core/early';
+import {earlyInput, startEarlyBuildxVersion, yamlBoolean} from '@remote-builder-actions/core/early';
 
-if (!['false', 'False', 'FALSE'].includes(earlyInput('setup-buildx')) && earlyInput('buildx-version') === '')
-  startEarlyBuildxVersion();
+if (yamlBoolean(earlyInput('setup-buildx')) !== false && earlyInput('buildx-version') === '') startEarlyBuildxVersion();

@@ -1,6 +1,7 @@
 import {isIP} from 'node:net';
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/request-engine.js';
 import {InputError} from './errors.js';
+import {yamlBoolean} from './yaml-boolean.js';
 import {parseBuilderSize} from './billing/builder-size.js';
 import {BUILDER_SIZES, type BuilderSize} from './billing/price-table.js';
 
@@ -230,8 +231,8 @@ export function parseFallbackMode(raw: string, input = 'fallback'): FallbackMode
 export function parseBooleanInput(raw: string, fallback: boolean, input: string): boolean {
   const v = raw.trim();
   if (v === '') return fallback;
-  if (['true', 'True', 'TRUE'].includes(v)) return true;
-  if (['false', 'False', 'FALSE'].includes(v)) return false;
+  const parsed = yamlBoolean(v);
+  if (parsed !== undefined) return parsed;
   throw new InputError(input, `"${raw}" is not a boolean: use true or false`);
 }
 

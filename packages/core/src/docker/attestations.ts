@@ -1,5 +1,6 @@
 import {parseCsv} from './csv.js';
 import {parseDockerBool} from './input-list.js';
+import {yamlBoolean} from '../yaml-boolean.js';
 
 /**
  * The `provenance` input as docker's Build.getProvenanceInput reads it: '' stays '', a YAML boolean
@@ -7,8 +8,9 @@ import {parseDockerBool} from './input-list.js';
  */
 export function resolveProvenanceInput(raw: string, workflowRunUrl: string): string {
   if (raw === '') return '';
-  if (['true', 'True', 'TRUE'].includes(raw)) return `builder-id=${workflowRunUrl}`;
-  if (['false', 'False', 'FALSE'].includes(raw)) return 'false';
+  const bool = yamlBoolean(raw);
+  if (bool === true) return `builder-id=${workflowRunUrl}`;
+  if (bool === false) return 'false';
   return resolveProvenanceAttrs(raw, workflowRunUrl);
 }
 

@@ -9,7 +9,7 @@ import {fileURLToPath} from 'node:url';
 import {createBuilderApiClient, grpcBuildkitInfo, parseBuilderEndpoint} from '@remote-builder-actions/core';
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
-import {peerRows} from './peers.js';
+import {benchDockerCli, peerRows} from './peers.js';
 import type {Row} from './row.js';
 import {warnIfPoolRanOut} from './pool.js';
 import {stats} from './stats.js';
@@ -435,7 +435,7 @@ async function main(): Promise<void> {
   if (want('cold')) await coldStart();
   if (want('call')) await builderCall();
   if (want('peers')) {
-    const dockerCli = process.env['BENCH_DOCKER_CLI'] || undefined;
+    const dockerCli = benchDockerCli(process.env['BENCH_DOCKER_CLI']);
     const baseline = process.env['BENCH_BASELINE_DIST'] || undefined;
     rows.push(...(await peerRows({runs: RUNS, dist: DIST, fakeDocker: FAKE_DOCKER, dockerCli, baseline})));
   }

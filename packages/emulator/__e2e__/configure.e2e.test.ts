@@ -58,6 +58,9 @@ function configureJob(ws: Workspace, job: string, inputs: Record<string, string>
   return actionJob({action: 'configure', emulator: emu, workspace: ws, job, inputs: {timeout: '120000', ...inputs}});
 }
 
+/** The debug line of a buildx command, run as `docker buildx …` or as the plugin itself (`…/docker-buildx …`). */
+const BUILDX_RUN = /NodeExec\.run: (?:docker buildx|\S+\/docker-buildx)/;
+
 function expectTornDown(ids: string[]): void {
   expect(ids.length).toBeGreaterThan(0);
   const entries = emu.entries(ids);
@@ -81,8 +84,11 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
     // The second node joined by a direct write of buildx's record (no `create --append`), and the real
     // BuildKit told each node's version over gRPC (no bootstrap): this buildx reads that record as its own.
     expect(main.stdout).toMatch(/Added node \S+ to buildx builder/);
-    expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx create .*--append/);
-    expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx inspect --bootstrap/);
+    expect(main.stdout).not.toMatch(new RegExp(`${BUILDX_RUN.source} create .*--append`, 'm'));
+    expect(main.stdout).not.toMatch(new RegExp(`${BUILDX_RUN.source} inspect --bootstrap`, 'm'));
+    // The first node was made by the buildx plugin itself (one process), not through `docker buildx`.
+    expect(main.stdout).toMatch(/NodeExec\.run: \S+\/docker-buildx create --name /);
+    expect(main.stdout).not.toMatch(/NodeExec\.run: docker buildx /);
     expect(main.stdout.match(/^Node \S+: BuildKit v\d+\.\d+\S* at tcp:/gm)).toHaveLength(2);
     // That Control/Info call's connection was readiness's proof for each builder: no separate TLS probe.
     expect(
@@ -231,13 +237,13 @@ describe('configure (bundled) on a real BuildKit over mutual TLS', () => {
       const {main, post} = await runMainAndPost({
         ...configureJob(ws, 's8b', {'profile-name': 'e2e-quick'}),
         // NodeExec logs each command as a debug line just before it starts.
-        signals: [{signal: 'SIGINT', whenOutputMatches: /NodeExec\.run: docker buildx create/}],
+        signals: [{signal: 'SIGINT', whenOutputMatches: new RegExp(`${BUILDX_RUN.source} create`)}],
         cancelLikeRunner: true
       });
       const report = `${stepReport('main', main)}\n${stepReport('post', post)}`;
       expect({exit: main.exitCode, report}).toMatchObject({exit: 1});
       const log = main.stdout;
-      const createAt = log.indexOf('NodeExec.run: docker buildx create');
+      const createAt = log.search(new RegExp(`${BUILDX_RUN.source} create`));
       const signalAt = log.indexOf('Received SIGINT');
       expect(createAt).toBeGreaterThan(-1);
       expect(signalAt).toBeGreaterThan(createAt);

@@ -5,6 +5,7 @@ import {join} from 'node:path';
 import {Buildx, BuildxError} from '../../src/buildx/buildx.js';
 import {findBuildxPlugin, systemPluginDirs} from '../../src/buildx/buildx-plugin.js';
 import {FakeExec} from '../fakes/fake-exec.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
 
 let dir: string;
 beforeEach(() => {
@@ -124,12 +125,93 @@ describe('Buildx.version asks the plugin directly', () => {
     expect(exec.calls).toHaveLength(1);
   });
 
-  test('by default the plugin docker would run is found and asked', async () => {
+  test('findPlugin: the plugin docker would run is found and asked', async () => {
     executable(join(dir, 'bin', 'docker'));
     const found = executable(join(dir, 'config', 'cli-plugins', 'docker-buildx'), true);
     const exec = new FakeExec(() => ({stdout: line}));
     const env = {PATH: join(dir, 'bin'), DOCKER_CONFIG: join(dir, 'config')};
-    await expect(new Buildx({exec, env}).version()).resolves.toBe('0.29.1');
+    await expect(new Buildx({exec, env, findPlugin: true}).version()).resolves.toBe('0.29.1');
     expect(exec.calls.map(c => c.command)).toEqual([found]);
+  });
+});
+
+describe('Buildx runs buildx’s own commands as the plugin docker would run', () => {
+  const line = 'github.com/docker/buildx v0.29.1 abc1234\n';
+  /** docker (a binary) on PATH and its plugin in DOCKER_CONFIG; the Buildx looks it up as in production. */
+  function layout(docker: 'binary' | 'script' = 'binary'): {plugin: string; env: Record<string, string>} {
+    executable(join(dir, 'bin', 'docker'), docker === 'script');
+    const plugin = executable(join(dir, 'config', 'cli-plugins', 'docker-buildx'), true);
+    return {plugin, env: {PATH: join(dir, 'bin'), DOCKER_CONFIG: join(dir, 'config')}};
+  }
+  const certs = {cacert: '/c/ca.pem', cert: '/c/cert.pem', key: '/c/key.pem'};
+  const node = {name: 'rb', node: 'node-1', endpoint: 'tcp://10.0.0.1:1234', certs};
+
+  test('create, inspect and rm: one process each, buildx’s argv without `buildx`, told it runs standalone', async () => {
+    const {plugin, env} = layout();
+    const exec = new FakeExec(c => (c.args[0] === 'inspect' ? {stdout: 'Name: rb\n'} : {}));
+    const buildx = new Buildx({exec, env, findPlugin: true});
+    await buildx.createNode(node);
+    await expect(buildx.exists('rb')).resolves.toBe(true);
+    await expect(buildx.rm('rb', {timeoutMs: 5000})).resolves.toBe('removed');
+    expect(exec.calls.map(c => [c.command, ...c.args.slice(0, 3)])).toEqual([
+      [plugin, 'create', '--name', 'rb'],
+      [plugin, 'inspect', '--builder', 'rb'],
+      [plugin, 'rm', 'rb']
+    ]);
+    for (const c of exec.calls) expect(c.opts.env).toEqual({...env, DOCKER_CLI_PLUGIN_ORIGINAL_CLI_COMMAND: ''});
+    expect(exec.calls[2]?.opts.timeoutMs).toBe(5000);
+  });
+
+  test('its failure is buildx’s, as through docker, and docker is not asked again', async () => {
+    const {plugin, env} = layout();
+    const exec = new FakeExec(() => ({exitCode: 1, stderr: 'ERROR: existing instance for "rb" but no append mode\n'}));
+    await expect(new Buildx({exec, env, findPlugin: true}).createNode(node)).rejects.toThrow(
+      'Failed to create buildx builder "rb" (node node-1): ERROR: existing instance for "rb" but no append mode'
+    );
+    expect(exec.calls.map(c => c.command)).toEqual([plugin]);
+  });
+
+  test('a plugin that cannot start: docker runs the command, and every later one', async () => {
+    const {plugin, env} = layout();
+    const logger = new RecordingLogger();
+    const exec = new FakeExec(c => (c.command === plugin ? {exitCode: 127, spawnError: 'EACCES'} : {}));
+    const buildx = new Buildx({exec, env, logger, findPlugin: true});
+    await buildx.createNode(node);
+    await buildx.rm('rb');
+    expect(exec.calls.map(c => [c.command, c.args[0], c.args[1]])).toEqual([
+      [plugin, 'create', '--name'],
+      ['docker', 'buildx', 'create'],
+      ['docker', 'buildx', 'rm']
+    ]);
+    expect(exec.calls[1]?.opts.env).toEqual(env);
+    expect(logger.messages('debug')).toContain(
+      `Buildx: \`${plugin}\` could not start (EACCES); running \`docker buildx\``
+    );
+  });
+
+  test('a plugin that does not answer `version`: docker is asked that and everything after', async () => {
+    const {plugin, env} = layout();
+    const exec = new FakeExec(c =>
+      c.command === plugin ? {exitCode: 1, stderr: 'exec format error'} : {stdout: line}
+    );
+    const buildx = new Buildx({exec, env, findPlugin: true});
+    await expect(buildx.version()).resolves.toBe('0.29.1');
+    await buildx.createNode(node);
+    expect(exec.calls.map(c => [c.command, ...c.args.slice(0, 2)])).toEqual([
+      [plugin, 'version'],
+      ['docker', 'buildx', 'version'],
+      ['docker', 'buildx', 'create']
+    ]);
+  });
+
+  test('docker is a script, or the lookup is off: docker runs every command', async () => {
+    const script = layout('script');
+    const exec = new FakeExec();
+    await new Buildx({exec, env: script.env, findPlugin: true}).createNode(node);
+    await new Buildx({exec, env: script.env}).rm('rb');
+    expect(exec.calls.map(c => [c.command, c.args[1]])).toEqual([
+      ['docker', 'create'],
+      ['docker', 'rm']
+    ]);
   });
 });

@@ -40,7 +40,7 @@ function docker(version: string | undefined): FakeExec {
         ? {stdout: `github.com/docker/buildx v${version} abc1234\n`}
         : {exitCode: 1, stderr: "docker: 'buildx' is not a docker command.\n"};
     }
-    if (call.args[1] === 'inspect') return {stdout: INSPECT};
+    if (call.args[1] === 'inspect' || call.args[0] === 'inspect') return {stdout: INSPECT};
     return {};
   });
 }
@@ -87,12 +87,15 @@ test('buildx-version: installed first, then every docker call of the step runs i
   const dir = io.state.get(BuildxInstallState.DockerConfig);
   expect(dir).toContain(join(root, 'temp'));
   expect(logger.groups.slice(0, 2)).toEqual(['Installing buildx v0.19.3', LOCAL_CHECKS_GROUP]);
-  // The installed plugin answers `version` itself; the rest goes through docker.
-  expect(exec.calls.map(c => [c.command, c.args[0] === 'version' ? 'version' : c.args[1]])).toEqual([
-    [join(dir as string, 'cli-plugins', 'docker-buildx'), 'version'],
-    [dockerCli('binary'), 'inspect'],
-    [dockerCli('binary'), 'build']
+  // The installed plugin runs buildx's own commands itself (told it runs standalone); the build goes
+  // through docker.
+  const plugin = join(dir as string, 'cli-plugins', 'docker-buildx');
+  expect(exec.calls.map(c => [c.command, ...c.args.slice(0, 2)])).toEqual([
+    [plugin, 'version'],
+    [plugin, 'inspect', '--bootstrap'],
+    [dockerCli('binary'), 'buildx', 'build']
   ]);
+  expect(exec.calls[1]?.opts.env?.['DOCKER_CLI_PLUGIN_ORIGINAL_CLI_COMMAND']).toBe('');
   for (const c of exec.calls) expect(c.opts.env?.['DOCKER_CONFIG']).toBe(dir);
   // The build keeps its own variables next to the DOCKER_CONFIG.
   expect(exec.calls[2]?.opts.env).toEqual({BUILDX_METADATA_WARNINGS: 'true', DOCKER_CONFIG: dir});

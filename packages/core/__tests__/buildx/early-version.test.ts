@@ -34,7 +34,9 @@ test('started before the step: the Buildx that would run the same command takes 
   // Another command, or a Buildx with its own environment (an installed buildx), does not take it.
   expect(takeEarlyBuildxVersion('docker', ['buildx', 'ls'])).toBeUndefined();
   const installed = new FakeExec(() => ({stdout: 'github.com/docker/buildx v0.20.0 x\n'}));
-  expect(await new Buildx({exec: installed, env: {DOCKER_CONFIG: '/x'}, findPlugin: true}).version({plugin: false})).toBe('0.20.0');
+  expect(
+    await new Buildx({exec: installed, env: {DOCKER_CONFIG: '/x'}, findPlugin: true}).version({plugin: false})
+  ).toBe('0.20.0');
   expect(installed.calls).toHaveLength(1);
 
   const logger = new RecordingLogger();

@@ -2,6 +2,7 @@ export * from './provisioning/action-io.js';
 export * from './api/index.js';
 export * from './buildx/buildx-args.js';
 export * from './buildx/buildx.js';
+export {resolveBinary} from './buildx/buildx-plugin.js';
 export * from './buildx/buildx-unavailable.js';
 export * from './buildx/platforms.js';
 export * from './certs/cert-store.js';

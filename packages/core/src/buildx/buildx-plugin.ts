@@ -48,7 +48,7 @@ export interface FindBuildxPluginOpts {
 export function findBuildxPlugin(opts: FindBuildxPluginOpts): string | undefined {
   const platform = opts.platform ?? process.platform;
   const {env} = opts;
-  if (!isBinary(resolveCommand(opts.docker, env, platform))) return undefined;
+  if (!resolveBinary(opts.docker, env, platform)) return undefined;
   const configDir = userDockerConfigDir(env);
   const dirs = [
     ...extraPluginDirs(join(configDir, 'config.json')),
@@ -93,6 +93,19 @@ export async function runPluginVersion(
   if (res.killed === 'aborted' || res.exitCode === 0) return res;
   opts.logger.debug(`\`${plugin} version\` failed (exit ${res.exitCode}: ${res.stderr.trim()}); asking docker`);
   return undefined;
+}
+
+/**
+ * Where `command` runs from (itself when it names a path, else the first match on env's PATH) when that is an
+ * executable binary rather than a script; undefined when it is a script or not found.
+ */
+export function resolveBinary(
+  command: string,
+  env: Env,
+  platform: NodeJS.Platform = process.platform
+): string | undefined {
+  const path = resolveCommand(command, env, platform);
+  return isBinary(path) ? path : undefined;
 }
 
 /** Where `command` runs from: itself when it names a path, else the first match on env's PATH. */

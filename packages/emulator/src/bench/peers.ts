@@ -2,20 +2,10 @@
 // the same way against one HTTPS emulator, with the same fake docker, in interleaved runs. WarpBuild's
 // bundles are read from its bare mirror at bench time into a temporary folder (never kept in this repo).
 import {execFileSync} from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync
-} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {delimiter, join} from 'node:path';
+import {join} from 'node:path';
+import {resolveBinary} from '@remote-builder-actions/core';
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
 import {warnIfPoolRanOut} from './pool.js';
@@ -72,21 +62,7 @@ interface Job {
  */
 export function benchDockerCli(setting: string | undefined, path = process.env['PATH'] ?? ''): string | undefined {
   if (setting === 'fake') return undefined;
-  if (setting) return setting;
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const docker = join(dir, 'docker');
-    try {
-      if (!statSync(docker).isFile()) continue;
-      const fd = openSync(docker, 'r');
-      const head = Buffer.alloc(2);
-      const n = readSync(fd, head, 0, 2, 0);
-      closeSync(fd);
-      return n === 2 && head.toString('latin1') !== '#!' ? docker : undefined;
-    } catch {
-      continue;
-    }
-  }
-  return undefined;
+  return setting || resolveBinary('docker', {PATH: path}, 'linux');
 }
 
 /** Writes WarpBuild's dist/main.js and dist/cleanup.js at the pinned commit into `dir`. */

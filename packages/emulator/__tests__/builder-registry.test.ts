@@ -1,8 +1,10 @@
 import {afterEach, describe, expect, test} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
+import {readFileSync} from 'node:fs';
+import net from 'node:net';
 import type {BuilderMetadata} from '../src/builder.js';
 import tls from 'node:tls';
-import {BuilderRegistry, formatHost, newBuilderId, WRONG_SERVER_NAME} from '../src/builder-registry.js';
+import {BuilderRegistry, formatHost, newBuilderId, unusedPort, WRONG_SERVER_NAME} from '../src/builder-registry.js';
 import {type BuildkitBackend, HandshakeOnlyBackend} from '../src/buildkit-backend.js';
 import {ManualClock} from '../src/clock.js';
 import {FaultInjector} from '../src/faults.js';
@@ -237,4 +239,16 @@ describe('BuilderRegistry', () => {
     });
     await expect(registry!.assign(resolveProfile({name: 'p'}))).rejects.toThrow(/closed/);
   });
+});
+
+test('unusedPort: below the ephemeral range (no listener lands there, no connection meets itself), and refused', async () => {
+  const port = await unusedPort();
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  expect(port).toBeGreaterThanOrEqual(1024);
+  expect(port).toBeLessThan(low);
+  const refused = await new Promise<string>(resolve => {
+    const s = net.connect(port, '127.0.0.1', () => resolve('connected'));
+    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+  });
+  expect(refused).toBe('ECONNREFUSED');
 });

@@ -1,4 +1,5 @@
 import {randomBytes, randomInt, randomUUID} from 'node:crypto';
+import {readFileSync} from 'node:fs';
 import net from 'node:net';
 import {Builder, type BuilderMetadata} from './builder.js';
 import {BuilderEndpoint} from './builder-endpoint.js';
@@ -183,14 +184,38 @@ export function formatHost(format: HostFormat, port: number, hostName = '127.0.0
   return format === 'tcp' ? `tcp://${hostName}:${port}` : `${hostName}:${port}`;
 }
 
-/** A loopback port that was free a moment ago (bound, then released); for the 'tls-refuse' fault. */
-export function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback port nothing listens on, for the 'tls-refuse' fault, and that nothing takes by accident: it is
+ * drawn below the system's ephemeral range, where listen(0) and outgoing connections get their ports. A
+ * port from inside the range (bound, then released) could meet another process's listener a moment later,
+ * or a connection to it could get that very port as its source and connect to itself (a TCP self-connect),
+ * so that a client expecting "refused" talked to something. Checked free now (bound, then released).
+ */
+export async function unusedPort(): Promise<number> {
+  const low = ephemeralPortsFrom();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = randomInt(Math.max(1024, low - 10_000), low);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free loopback port below ${low} after 50 tries`);
+}
+
+/** The lowest port of the system's ephemeral range: Linux's ip_local_port_range, else IANA's 49152 (macOS, Windows). */
+function ephemeralPortsFrom(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 1024) return low;
+  } catch {
+    // Not Linux.
+  }
+  return 49152;
+}
+
+/** Whether 127.0.0.1:port can be listened on now (it is released again at once). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise(resolve => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const {port} = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }

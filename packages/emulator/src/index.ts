@@ -35,7 +35,7 @@ export {type RequestRecord, type ApiRouteName} from './request-log.js';
 export {type BuilderDetails, type BuilderMetadata, type BuilderStatus} from './builder.js';
 export {type EmulatorClock, type Timer, ManualClock, systemClock} from './clock.js';
 export {generateBuilderPki, generateCa, type BuilderPki, type CertificateAuthority} from './pki.js';
-export {BUILDER_ID_FORMS, type BuilderIdForm} from './builder-registry.js';
+export {BUILDER_ID_FORMS, type BuilderIdForm, unusedPort} from './builder-registry.js';
 export {
   type BuildkitBackend,
   HandshakeOnlyBackend,

@@ -3,9 +3,10 @@
 // no test resolves them itself (this machine must not query DNS).
 import http from 'node:http';
 import https from 'node:https';
-import net, {type AddressInfo} from 'node:net';
+import type {AddressInfo} from 'node:net';
 import {ForwardProxy, type ForwardProxyOpts} from '../../../emulator/src/testing/forward-proxy.js';
 import {generateApiTls, type ApiTlsMaterial} from '../../../emulator/src/testing/api-certificate.js';
+import {unusedPort} from '../../../emulator/src/builder-registry.js';
 
 export const API_HOST = 'api.remote-builder.test';
 export const BUILDER_HOST = 'builder.remote-builder.test';
@@ -24,14 +25,8 @@ export async function startProxy(opts: ForwardProxyOpts = {}): Promise<ForwardPr
   return proxy;
 }
 
-/** A port that refuses connections (bound, then closed). */
-export async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>(resolve => s.listen(0, '127.0.0.1', resolve));
-  const {port} = s.address() as AddressInfo;
-  await new Promise<void>(resolve => s.close(() => resolve()));
-  return port;
-}
+/** A port that refuses connections, below the ephemeral range (see the emulator's unusedPort). */
+export const closedPort = unusedPort;
 
 export interface Served {
   port: number;

@@ -76,6 +76,56 @@ export interface RunTiming {
   buildMs?: number;
 }
 
+/**
+ * One build as the builder's BuildKit history recorded it (`buildx history inspect --format json`), for
+ * docker's summary table (ID, Name, Status, Cached, Duration) and its error block.
+ */
+export interface BuildRecordEntry {
+  /** The history ref (BuildKit's build id). The table's ID is its first 6 characters, upper case. */
+  ref: string;
+  /** The buildx node whose BuildKit holds it. */
+  node?: string;
+  name?: string;
+  /** `completed`, `failed`, `canceled`, or what a newer buildx says. */
+  status?: string;
+  durationMs?: number;
+  numCachedSteps?: number;
+  numTotalSteps?: number;
+  numCompletedSteps?: number;
+  /** A failed build's error message (scrubbed), as history inspect gave it. */
+  error?: string;
+}
+
+/** The upload of the record file as a GitHub artifact (after the teardown). */
+export interface RecordUpload {
+  /** The artifact's id, as the artifact service answered (the summary links to it). */
+  artifactId?: number;
+  /** Why nothing was uploaded (DOCKER_BUILD_RECORD_UPLOAD=false, GHES, …), one line. */
+  skipped?: string;
+  /** Why the upload failed, one line (a warning; never a failed step). */
+  error?: string;
+  retentionDays?: number;
+}
+
+/**
+ * The step's build record (`buildx history export`, docker's `.dockerbuild`): what was exported before the
+ * teardown, and what became of the upload. Exactly one of `skipped` or `fileName` is set.
+ */
+export interface BuildRecordReport {
+  /** Why there is no record, one line, in docker's words where docker has them. */
+  skipped?: string;
+  /** docker's name: `<owner>~<repo>~<REF6>[+<N-1>].dockerbuild`. */
+  fileName?: string;
+  sizeBytes?: number;
+  /** How long the export took, while the builders were still billed. */
+  exportMs?: number;
+  /** Every build of the step, across nodes and attempts. */
+  entries: BuildRecordEntry[];
+  /** What could not be exported (a node, a ref) and why, one line each. */
+  warnings: string[];
+  upload?: RecordUpload;
+}
+
 /** Everything the job summary reports about one action step. */
 export interface RunRecord {
   action: 'configure' | 'build-push' | 'bake';
@@ -89,6 +139,8 @@ export interface RunRecord {
   /** What the build produced, when it got that far. */
   result?: RunResult;
   timing?: RunTiming;
+  /** The build record (build-push, bake), when the step got as far as a build. */
+  buildRecord?: BuildRecordReport;
   /** When the step ended (post): "now" for a builder that is still billed. */
   endedAt: number;
 }

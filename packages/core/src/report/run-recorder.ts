@@ -7,7 +7,7 @@ import {errorMessage} from '../errors.js';
 import type {TeardownReport} from '../lifecycle/teardown.js';
 import type {StateStore} from '../state.js';
 import {State} from '../state.js';
-import type {AttemptRecord, BuilderRecord, RunRecord, RunResult} from './run-record.js';
+import type {AttemptRecord, BuilderRecord, BuildRecordReport, RunRecord, RunResult} from './run-record.js';
 
 /** How many lines of a failure the report keeps. */
 export const ERROR_TAIL_LINES = 12;
@@ -110,6 +110,17 @@ export class RunRecorder {
       if (more > 0) out.moreTargets = more;
     }
     this.#record.result = out;
+    this.#save();
+  }
+
+  /** The step's build record: exported (or why not), then uploaded (or why not). Errors are scrubbed. */
+  buildRecord(r: BuildRecordReport): void {
+    this.#record.buildRecord = {
+      ...r,
+      entries: r.entries.map(e => (e.error !== undefined ? {...e, error: this.#scrub(e.error)} : e)),
+      warnings: r.warnings.map(w => this.#scrub(w)),
+      ...(r.skipped !== undefined ? {skipped: this.#scrub(r.skipped)} : {})
+    };
     this.#save();
   }
 

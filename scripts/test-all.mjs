@@ -37,8 +37,10 @@ const secs = ((Date.now() - started) / 1000).toFixed(0);
 const report = existsSync(results) ? JSON.parse(readFileSync(results, 'utf8')) : undefined;
 rmSync(scratch, {recursive: true, force: true});
 
+/** The closing line CI reads: "N passed, N failed" alone on a line, after one word with a colon. */
+const tally = report ? `tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed\n` : '';
 if (res.status === 0 && report?.success) {
-  process.stdout.write(`\ntest:all: every suite passed in ${secs} s\n`);
+  process.stdout.write(`\ntest:all: every suite passed in ${secs} s\n${tally}`);
   process.exit(0);
 }
 const lines = [];
@@ -47,14 +49,16 @@ for (const suite of suites) {
   if (failed.length === 0) continue;
   lines.push(`  ${suite.name} (alone: npm run ${suite.script}):`);
   for (const f of failed) {
-    const tests = f.assertionResults.filter(a => a.status === 'failed').length;
+    const tests = f.assertionResults.filter(a => a.status === 'failed');
     // A file that failed to run (no test failed): the first line of why.
     const cause = f.message.split('\n').find(l => l.trim() !== '' && !l.includes('Test suite failed to run'));
-    const why = tests > 0 ? `${tests} failed` : `did not run: ${cause?.trim() ?? 'see above'}`;
+    const why = tests.length > 0 ? `${tests.length} failed` : `did not run: ${cause?.trim() ?? 'see above'}`;
     lines.push(`    - ${relative(root, f.name)}: ${why}`);
+    // Each failed test by its full name (describe › test), as `-t` takes it to run it alone.
+    for (const t of tests) lines.push(`        ✕ ${[...t.ancestorTitles, t.title].join(' › ')}`);
   }
 }
 if (lines.length === 0)
   lines.push(`  jest exited ${res.status ?? res.signal} without naming a failed file (see above)`);
-process.stderr.write(`\ntest:all: failed after ${secs} s:\n${lines.join('\n')}\n`);
+process.stderr.write(`\ntest:all: failed after ${secs} s:\n${lines.join('\n')}\n${tally}`);
 process.exit(1);

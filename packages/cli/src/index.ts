@@ -1,3 +1,4 @@
+export {parseCommandArgs, type OptionSpecs, type OptionValues, type ParsedArgs} from './args.js';
 export {COMMAND_GROUPS, runCli, topHelp} from './cli.js';
 export type {Command, CommandGroup} from './command.js';
 export {CommandContext, type CliDeps, type SignalSource} from './context.js';
@@ -5,5 +6,6 @@ export {nodeChildRunner, type ChildExit, type ChildOpts, type ChildRunner, type 
 export {ExitCode, signalExitCode} from './exit-codes.js';
 export {formatJson, formatRecord, formatTable, type TextSink} from './output.js';
 export {defaultStateDir, FileStateStore, listStateNames, stateFileOf} from './state-file.js';
+export {closest, editDistance} from './suggest.js';
 export {TerminalLogger, type TerminalLoggerOpts} from './terminal-logger.js';
 export {UsageError} from './usage-error.js';

@@ -11,31 +11,60 @@
  * more); post still runs, as with `post-if: always()`. A second Ctrl-C kills the job at once, post included, as
  * the server does when a cancelled job overruns its 5 minutes.
  *
+ * A bad command line (an unknown command or option, a missing value) is refused in the CLI's words, with the
+ * closest command or option when there is one; `--help` (and `job --help`) list every option (cli-help.ts).
+ *
  * Nothing secret is printed: the `api-key` input, every `secrets.*` and every `::add-mask::` value (and each
  * line of it) is shown as `***` in every encoding LogMasker knows; `::add-mask::` lines are not shown.
  */
+import {statSync} from 'node:fs';
 import {mkdtemp, rm} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {parseArgs} from 'node:util';
+import {closest, parseCommandArgs, UsageError, type OptionSpecs} from '@remote-builder-actions/cli';
 import {StepLog} from '../demo/step-log.js';
 import {Emulator} from '../emulator.js';
+import type {ProfileConfig} from '../profiles.js';
 import {runAction, type OutputStream} from './action-runner.js';
+import {callerEnvNotice} from './caller-env.js';
+import {ACTION_HELP, HARNESS_COMMANDS, JOB_HELP} from './cli-help.js';
 import {formatJobReport} from './job-report.js';
+import {jobProfiles} from './job-profiles.js';
 import {runMainAndPost, type JobStep} from './job-runner.js';
 import {knownSecrets} from './known-secrets.js';
 import {LogMasker} from './log-masker.js';
 import {formatRunReport, status} from './run-report.js';
+import {BUILDX_RELEASES_URL_ENV, defaultToolCacheRoot, toolCacheDir} from './tool-cache-dir.js';
 import {readWorkflow, REPO_ROOT} from './workflow-file.js';
 import {planJob, runWorkflowJob, type JobEvent, type JobStepRecord} from './workflow-job.js';
 
-const USAGE = [
-  'usage: cli.ts --action dist/<action> [--input name=value]... [--env NAME=value]... [--post] ' +
-    '[--timeout ms] [--inherit-env] [--node path] [--work-dir dir]',
-  '       cli.ts job <workflow.yml> [--job id] [--secret NAME[=value]]... [--var NAME=value]... ' +
-    '[--env NAME=value]... [--workspace dir] [--emulator] [--fake-docker] [--debug] [--timeout ms] [--inherit-env] ' +
-    '[--node path] [--work-dir dir]'
-].join('\n');
+/** The options both commands take. */
+const COMMON_OPTIONS = {
+  env: {type: 'string', multiple: true, default: []},
+  timeout: {type: 'string'},
+  'inherit-env': {type: 'boolean', default: false},
+  node: {type: 'string'},
+  'work-dir': {type: 'string'},
+  help: {type: 'boolean', short: 'h', default: false}
+} as const satisfies OptionSpecs;
+
+const ACTION_OPTIONS = {
+  ...COMMON_OPTIONS,
+  action: {type: 'string'},
+  input: {type: 'string', multiple: true, default: []},
+  post: {type: 'boolean', default: false}
+} as const satisfies OptionSpecs;
+
+const JOB_OPTIONS = {
+  ...COMMON_OPTIONS,
+  job: {type: 'string'},
+  secret: {type: 'string', multiple: true, default: []},
+  var: {type: 'string', multiple: true, default: []},
+  workspace: {type: 'string'},
+  emulator: {type: 'boolean', default: false},
+  'fake-docker': {type: 'boolean', default: false},
+  debug: {type: 'boolean', default: false}
+} as const satisfies OptionSpecs;
 
 /** Every line this CLI prints goes through it. */
 const log = new LogMasker();
@@ -45,8 +74,31 @@ const print = (line: string, stream: OutputStream = 'stdout'): void => {
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'job') return jobCommand(argv.slice(1));
-  return actionCommand(argv);
+  const [first] = argv;
+  try {
+    if (first === 'job') return await jobCommand(argv.slice(1));
+    if (first === 'help') return help(argv[1] === 'job' ? JOB_HELP : ACTION_HELP);
+    if (first !== undefined && !first.startsWith('-')) {
+      const guess = closest(first, HARNESS_COMMANDS);
+      throw new UsageError(`unknown command "${first}"${guess ? `; did you mean ${guess}?` : ''}`);
+    }
+    return await actionCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const at = error.command && error.command !== 'harness' ? ` ${error.command}` : '';
+    print(`harness: ${error.message}\nRun "npm run harness --${at} --help" for usage.`, 'stderr');
+    return 2;
+  }
+}
+
+function help(text: string): number {
+  print(text);
+  return 0;
+}
+
+/** A usage error of `command` ('' for the default, an action). */
+function usage(message: string, command = ''): UsageError {
+  return new UsageError(message, command || undefined);
 }
 
 /** Ctrl-C once cancels, twice kills, three times exits. */
@@ -67,34 +119,31 @@ function interrupts(): {cancel: AbortSignal; kill: AbortSignal} {
   return {cancel: cancel.signal, kill: kill.signal};
 }
 
-function timeoutOf(value: string | undefined): number | undefined {
+function timeoutOf(value: string | undefined, command: string): number | undefined {
   const timeoutMs = value === undefined ? undefined : Number(value);
-  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new Error(`--timeout expects milliseconds, got '${value}'`);
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    throw usage(`--timeout expects a number of milliseconds above 0, got "${value}"`, command);
   return timeoutMs;
 }
 
 async function actionCommand(args: string[]): Promise<number> {
-  const {values} = parseArgs({
-    args,
-    options: {
-      action: {type: 'string'},
-      input: {type: 'string', multiple: true, default: []},
-      env: {type: 'string', multiple: true, default: []},
-      post: {type: 'boolean', default: false},
-      timeout: {type: 'string'},
-      'inherit-env': {type: 'boolean', default: false},
-      node: {type: 'string'},
-      'work-dir': {type: 'string'},
-      help: {type: 'boolean', short: 'h', default: false}
-    }
-  });
-  if (values.help || !values.action) {
-    console.error(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const {cancel, kill} = interrupts();
+  const parsed = parseCommandArgs(args, ACTION_OPTIONS, 'harness');
+  const values = parsed.values as unknown as {[K in 'action' | 'timeout' | 'node' | 'work-dir']?: string} & {
+    [K in 'post' | 'inherit-env' | 'help']: boolean;
+  } & {[K in 'input' | 'env']: string[]};
+  if (values.help) return help(ACTION_HELP);
+  if (parsed.positionals.length > 0)
+    throw usage(`unexpected argument "${parsed.positionals[0]}": the action is given with --action dist/<action>`);
+  if (!values.action) throw usage('missing --action dist/<action> (or the command job <workflow.yml>)');
   const inputs = pairs(values.input, '--input');
   const env = pairs(values.env, '--env');
+  const timeoutMs = timeoutOf(values.timeout, '');
+  const {cancel, kill} = interrupts();
+  env.RUNNER_TOOL_CACHE ??= toolCacheDir(
+    defaultToolCacheRoot(),
+    env[BUILDX_RELEASES_URL_ENV] ?? inheritedMirror(values)
+  );
+  print(callerEnvNotice({parent: processEnv(), inherit: values['inherit-env'], given: env}));
   // The api-key input and secret variables are masked from the first line on, as the runner masks secrets.
   for (const secret of knownSecrets({inputs, env: values['inherit-env'] ? {...processEnv(), ...env} : env}))
     log.addSecret(secret);
@@ -105,7 +154,7 @@ async function actionCommand(args: string[]): Promise<number> {
     inheritEnv: values['inherit-env'],
     node: values.node,
     workDir: values['work-dir'],
-    timeoutMs: timeoutOf(values.timeout),
+    timeoutMs,
     cancelLikeRunner: true,
     cancel,
     kill
@@ -139,40 +188,33 @@ function echo(step: JobStep | string, prefix = `[${step}] `): (line: string, str
 }
 
 async function jobCommand(args: string[]): Promise<number> {
-  const {values, positionals} = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      job: {type: 'string'},
-      secret: {type: 'string', multiple: true, default: []},
-      var: {type: 'string', multiple: true, default: []},
-      env: {type: 'string', multiple: true, default: []},
-      workspace: {type: 'string'},
-      emulator: {type: 'boolean', default: false},
-      'fake-docker': {type: 'boolean', default: false},
-      debug: {type: 'boolean', default: false},
-      timeout: {type: 'string'},
-      'inherit-env': {type: 'boolean', default: false},
-      node: {type: 'string'},
-      'work-dir': {type: 'string'},
-      help: {type: 'boolean', short: 'h', default: false}
-    }
-  });
-  if (values.help || positionals.length !== 1) {
-    console.error(USAGE);
-    return values.help ? 0 : 2;
-  }
+  const {values: parsed, positionals} = parseCommandArgs(args, JOB_OPTIONS, 'job');
+  const values = parsed as unknown as {[K in 'job' | 'workspace' | 'timeout' | 'node' | 'work-dir']?: string} & {
+    [K in 'emulator' | 'fake-docker' | 'debug' | 'inherit-env' | 'help']: boolean;
+  } & {[K in 'secret' | 'var' | 'env']: string[]};
+  if (values.help) return help(JOB_HELP);
+  if (positionals.length === 0) throw usage('missing the workflow file: job <workflow.yml>', 'job');
+  if (positionals.length > 1)
+    throw usage(`one workflow file at a time, got ${positionals.map(p => `"${p}"`).join(' ')}`, 'job');
   const file = positionals[0] as string;
+  const workspace = path.resolve(values.workspace ?? process.cwd());
+  if (!isDirectory(workspace))
+    throw usage(
+      `the workspace ${workspace} is not a folder: name the checked-out repository with --workspace ` +
+        '(e.g. --workspace examples/app, which holds the Dockerfile and docker-bake.hcl the examples build)',
+      'job'
+    );
   const secrets = secretPairs(values.secret);
   for (const value of Object.values(secrets)) log.addSecret(value);
   const vars = pairs(values.var, '--var');
   const env = pairs(values.env, '--env');
+  const timeoutMs = timeoutOf(values.timeout, 'job');
   for (const secret of knownSecrets({env: values['inherit-env'] ? {...processEnv(), ...env} : env}))
     log.addSecret(secret);
   const workflow = readWorkflow(file);
   // Refuses what the harness does not run before anything starts (and before an emulator is started).
   const plan = planJob(workflow, file, values.job);
-  const timeoutMs = timeoutOf(values.timeout);
+  const profiles = jobProfiles(plan.steps);
   const workDir = values['work-dir'] ?? (await mkdtemp(path.join(os.tmpdir(), 'rba-harness-job-')));
   const fakeDocker = values['fake-docker'] || values.emulator;
   if (fakeDocker) {
@@ -185,15 +227,12 @@ async function jobCommand(args: string[]): Promise<number> {
       secrets.REMOTE_BUILDER_API_KEY ??= EMULATOR_KEY;
     }
     const {cancel, kill} = interrupts();
-    const workspace = path.resolve(values.workspace ?? process.cwd());
     print(`Job ${plan.jobId} of ${file}: ${plan.steps.length} steps; workspace (GITHUB_WORKSPACE) ${workspace}`);
-    if (emu)
-      print(
-        `Emulator at ${emu.url} (profiles: ${emu
-          .profiles()
-          .map(p => p.name)
-          .join(', ')})`
-      );
+    print(callerEnvNotice({parent: processEnv(), inherit: values['inherit-env'], given: env}));
+    if (emu) {
+      print(`Emulator at ${emu.url}, serving:`);
+      for (const note of profiles.notes) print(note);
+    }
     if (fakeDocker)
       print('docker and buildx are the recording fake docker (packages/emulator/fake-docker): builds are SIMULATED.');
     const job = await runWorkflowJob({
@@ -208,6 +247,7 @@ async function jobCommand(args: string[]): Promise<number> {
       workspace,
       timeoutMs,
       node: values.node,
+      toolCacheRoot: defaultToolCacheRoot(),
       masker: log,
       cancel,
       kill,
@@ -227,7 +267,7 @@ async function jobCommand(args: string[]): Promise<number> {
   };
   let emu: Emulator | undefined;
   try {
-    emu = values.emulator ? await startEmulator(plan.steps.map(s => s.step.with?.['profile-name'])) : undefined;
+    emu = values.emulator ? await startEmulator(profiles.profiles) : undefined;
     return await runJob(emu);
   } finally {
     await emu?.close();
@@ -259,23 +299,10 @@ function jobPrinter(debug: boolean): (event: JobEvent) => void {
 
 const EMULATOR_KEY = 'harness-emulator-key';
 
-/** An emulator with a profile for each profile-name the job names: amd64 + arm64, 2 builders each, ready after 1 s. */
-function startEmulator(named: unknown[]): Promise<Emulator> {
-  const names = new Set(
-    named
-      .filter((n): n is string => typeof n === 'string')
-      .flatMap(n => n.split(','))
-      .map(n => n.trim())
-      .filter(n => n !== '' && !n.includes('${{'))
-  );
-  if (names.size === 0) names.add('default');
+/** An emulator serving the profiles the job's steps name (jobProfiles), with the harness's API key. */
+function startEmulator(profiles: ProfileConfig[]): Promise<Emulator> {
   return Emulator.start({
-    profiles: [...names].map(name => ({
-      name,
-      architectures: ['amd64', 'arm64'],
-      buildersPerAssignment: 2,
-      readyDelayMs: 1000
-    })),
+    profiles,
     apiKeys: [{key: EMULATOR_KEY, scopes: ['builders']}],
     log: () => {}
   });
@@ -285,11 +312,24 @@ function processEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The mirror of this shell's environment, when it is passed on (--inherit-env). */
+function inheritedMirror(values: {'inherit-env': boolean}): string | undefined {
+  return values['inherit-env'] ? process.env[BUILDX_RELEASES_URL_ENV] : undefined;
+}
+
 function pairs(items: string[], flag: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const item of items) {
     const equals = item.indexOf('=');
-    if (equals <= 0) throw new Error(`${flag} expects name=value, got '${item}'`);
+    if (equals <= 0) throw new UsageError(`${flag} expects NAME=value, got "${item}"`);
     result[item.slice(0, equals)] = item.slice(equals + 1);
   }
   return result;
@@ -300,7 +340,7 @@ function secretPairs(items: string[]): Record<string, string> {
   const result: Record<string, string> = {};
   for (const item of items) {
     const equals = item.indexOf('=');
-    if (equals === 0) throw new Error(`--secret expects NAME=value or NAME, got '=…'`);
+    if (equals === 0) throw new UsageError(`--secret expects NAME=value or NAME, got "=…"`, 'job');
     const name = equals < 0 ? item : item.slice(0, equals);
     const value = equals < 0 ? process.env[name] : item.slice(equals + 1);
     if (value === undefined)

@@ -13,6 +13,7 @@ import {runAction, type ActionRunResult, type OutputStream} from './action-runne
 import {knownSecrets} from './known-secrets.js';
 import {LogMasker} from './log-masker.js';
 import {jobDirs, RUNNER_DEFAULTS} from './runner-env.js';
+import {BUILDX_RELEASES_URL_ENV, toolCacheDir} from './tool-cache-dir.js';
 import {
   expand,
   loadActionManifest,
@@ -177,6 +178,11 @@ export interface WorkflowJobOpts {
   /** Per step; default 600000 (a build may take a while). */
   timeoutMs?: number;
   node?: string;
+  /**
+   * Where buildx downloads are cached across jobs: each step gets RUNNER_TOOL_CACHE, as on the runner, in a folder of
+   * it per REMOTE_BUILDER_BUILDX_RELEASES_URL (toolCacheDir). Default: none (core's own cache, in the home folder).
+   */
+  toolCacheRoot?: string;
   /** The job's masker; default a new one. The secrets and every secret input or variable are added to it. */
   masker?: LogMasker;
   /** Called for a skipped actions/checkout step (the examples suite writes its fixture files there). */
@@ -265,12 +271,24 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
     kill: opts.kill
   };
   const emit = (event: JobEvent): void => opts.onEvent?.(event);
-  const run = async (record: JobStepRecord, start: () => Promise<ActionRunResult>): Promise<ActionRunResult> => {
+  const run = async (
+    record: JobStepRecord,
+    start: () => Promise<ActionRunResult>,
+    warnings: string[] = []
+  ): Promise<ActionRunResult> => {
     records.push(record);
     emit({type: 'start', step: record});
+    for (const warning of warnings) emit({type: 'line', step: record, line: `::warning::${warning}`, stream: 'stdout'});
     record.result = await start();
     emit({type: 'end', step: record});
     return record.result;
+  };
+  /** The runner's variables, the caller's, then `env`; RUNNER_TOOL_CACHE for the mirror the step names. */
+  const stepProcessEnv = (env: Record<string, string>): Record<string, string> => {
+    const all: Record<string, string> = {...runnerEnv, ...env};
+    if (opts.toolCacheRoot === undefined || all.RUNNER_TOOL_CACHE !== undefined) return all;
+    const mirror = all[BUILDX_RELEASES_URL_ENV] ?? (opts.inheritEnv ? process.env[BUILDX_RELEASES_URL_ENV] : undefined);
+    return {...all, RUNNER_TOOL_CACHE: toolCacheDir(opts.toolCacheRoot, mirror)};
   };
   const onLine = (record: JobStepRecord) => (line: string, stream: OutputStream) =>
     emit({type: 'line', step: record, line, stream});
@@ -300,7 +318,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
     ctx.env = {...jobEnv, ...exported};
     const stepEnv = {...ctx.env, ...expandAll(step.env)};
     ctx.env = stepEnv;
-    const env = {...runnerEnv, ...stepEnv};
+    const env = stepProcessEnv(stepEnv);
     for (const value of knownSecrets({env: stepEnv})) masker.addSecret(value);
     let result: ActionRunResult;
     if (planned.kind === 'run') {
@@ -323,16 +341,19 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
     } else if (planned.kind === 'action') {
       const inputs = actionInputs(planned.manifest, step, ctx, expandAll);
       for (const value of knownSecrets({inputs})) masker.addSecret(value);
-      result = await run(record, () =>
-        runAction({
-          ...common,
-          script: planned.manifest.mainScript,
-          inputs,
-          env,
-          prependPath: paths,
-          cancel: opts.cancel,
-          onLine: onLine(record)
-        })
+      result = await run(
+        record,
+        () =>
+          runAction({
+            ...common,
+            script: planned.manifest.mainScript,
+            inputs,
+            env,
+            prependPath: paths,
+            cancel: opts.cancel,
+            onLine: onLine(record)
+          }),
+        unexpectedInputs(planned.manifest, step)
       );
       if (planned.manifest.postScript) {
         const post: JobStepRecord = {
@@ -359,7 +380,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
         ...common,
         script: post.script,
         inputs: post.inputs,
-        env: {...runnerEnv, ...jobEnv, ...exported, ...post.stepEnv},
+        env: stepProcessEnv({...jobEnv, ...exported, ...post.stepEnv}),
         state: post.state,
         prependPath: paths,
         onLine: onLine(post.record)
@@ -381,6 +402,19 @@ function stepTitle(planned: PlannedStep): string {
   if (planned.kind === 'skip') return String(planned.step.uses);
   const first = (planned.step.run ?? '').trim().split('\n')[0] ?? '';
   return planned.step.name ?? `run: ${first.length > 60 ? `${first.slice(0, 57)}...` : first}`;
+}
+
+/**
+ * The runner's warning for `with:` keys the action does not declare (actions/runner ActionRunner:
+ * "Unexpected input(s) 'profile_name', valid inputs are ['api-url', …]"); the step still runs, with them.
+ */
+export function unexpectedInputs(manifest: ActionManifest, step: WorkflowStep): string[] {
+  const valid = Object.keys(manifest.inputs);
+  const unexpected = Object.keys(step.with ?? {}).filter(
+    name => !valid.some(v => v.toLowerCase() === name.toLowerCase())
+  );
+  if (unexpected.length === 0) return [];
+  return [`Unexpected input(s) '${unexpected.join("', '")}', valid inputs are ['${valid.join("', '")}']`];
 }
 
 /**

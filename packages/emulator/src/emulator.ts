@@ -1,4 +1,5 @@
 import type {EmulatorControls} from './admin-routes.js';
+import {type ArtifactServiceOpts, GitHubArtifactService} from './artifacts/artifact-service.js';
 import {ServiceApi} from './api-routes.js';
 import {type ApiKey, ApiKeyAuth, DEFAULT_API_KEYS} from './auth.js';
 import type {Builder, BuilderDetails} from './builder.js';
@@ -71,6 +72,11 @@ export interface EmulatorOpts {
   pkiPool?: number;
   /** The form of builder ids: 'prefixed' (default, `bld_<hex>`), 'uuid' or 'numeric' (BUILDER_ID_FORMS). */
   builderIds?: BuilderIdForm;
+  /**
+   * GitHub's artifact service (`artifacts`), on its own loopback HTTP server: its retention defaults and limit,
+   * or false not to start it. Default: started, 90 days.
+   */
+  artifactService?: Pick<ArtifactServiceOpts, 'retention'> | false;
 }
 
 /**
@@ -95,6 +101,7 @@ export class Emulator implements EmulatorControls {
   #latencyMs: number;
   #url = '';
   readonly #apiCaCert?: string;
+  #artifacts?: GitHubArtifactService;
   #closing?: Promise<void>;
 
   private constructor(opts: EmulatorOpts, apiTls?: ApiTlsMaterial, pkiPool?: PkiPool) {
@@ -156,6 +163,14 @@ export class Emulator implements EmulatorControls {
       : undefined;
     const emulator = new Emulator(opts, apiTls, pool);
     await emulator.#server.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
+    if (opts.artifactService !== false) {
+      try {
+        emulator.#artifacts = await GitHubArtifactService.start({clock: opts.clock, ...opts.artifactService});
+      } catch (e) {
+        await emulator.close();
+        throw e;
+      }
+    }
     const {address, port, family} = emulator.#server.address();
     const scheme = apiTls ? 'https' : 'http';
     emulator.#url = `${scheme}://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
@@ -175,6 +190,15 @@ export class Emulator implements EmulatorControls {
   /** PEM of the private CA that signed the API's certificate (option `https`); undefined over plain HTTP. */
   get apiCaCert(): string | undefined {
     return this.#apiCaCert;
+  }
+
+  /**
+   * GitHub's artifact service, as @actions/artifact speaks to it: `runnerEnv()` gives a step its
+   * ACTIONS_RESULTS_URL and ACTIONS_RUNTIME_TOKEN, `artifacts()` what was uploaded. Throws when started without it.
+   */
+  get artifacts(): GitHubArtifactService {
+    if (!this.#artifacts) throw new Error('The emulator was started with artifactService: false');
+    return this.#artifacts;
   }
 
   /** Every builder ever assigned, billed up to now for live ones. */
@@ -292,6 +316,7 @@ export class Emulator implements EmulatorControls {
     this.#closing ??= (async () => {
       await this.#registry.closeAll('emulator-shutdown');
       await this.#server.close();
+      await this.#artifacts?.close();
     })();
     return this.#closing;
   }

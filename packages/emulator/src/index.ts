@@ -75,3 +75,6 @@ export {
   type EndpointMode
 } from './builder-endpoint.js';
 export {ForwardProxy} from './testing/forward-proxy.js';
+export {GitHubArtifactService, type ArtifactServiceOpts} from './artifacts/artifact-service.js';
+export {ArtifactCall, type ArtifactFaultRule} from './artifacts/artifact-faults.js';
+export {type ArtifactRecord} from './artifacts/artifact-store.js';

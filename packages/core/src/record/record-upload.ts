@@ -66,7 +66,7 @@ async function upload(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
     const differing = CLIENT_ENV.filter(key => env[key] !== process.env[key]);
     if (differing.length > 0) {
       return {
-        error: `${differing.join(', ')} differ between the env given and process.env, which @actions/artifact reads: pass the runner's environment`
+        error: `the env given and process.env (which @actions/artifact reads) disagree on ${differing.join(', ')}: pass the runner's environment`
       };
     }
   }
@@ -92,7 +92,7 @@ async function upload(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
     if (uploaded.id === undefined) return {error: 'the artifact service answered without an artifact id'};
     return {artifactId: uploaded.id, retentionDays: keptDays(retentionDays, env)};
   } catch (e) {
-    return {error: oneLine(errorMessage(e), token)};
+    return {error: oneLine(describe(e), token)};
   } finally {
     if (linkDir !== undefined) await rm(linkDir, {recursive: true, force: true}).catch(() => undefined);
   }
@@ -125,6 +125,15 @@ function keptDays(requested: number | undefined, env: NodeJS.ProcessEnv): number
   const limit = Number.parseInt(env[ArtifactEnv.RetentionDays] ?? '', 10);
   if (Number.isNaN(limit)) return requested;
   return requested === undefined ? limit : Math.min(requested, limit);
+}
+
+/** The client's error; a blob storage error (@azure/storage-blob's RestError) says it was the blob upload. */
+function describe(e: unknown): string {
+  if (e instanceof Error && e.name === 'RestError') {
+    const {statusCode, code} = e as Error & {statusCode?: number; code?: string};
+    return `the blob upload was refused (${[statusCode, code].filter(x => x !== undefined).join(' ')}): ${e.message}`;
+  }
+  return errorMessage(e);
 }
 
 /** The first line of a client error, without the token or any URL signature. */

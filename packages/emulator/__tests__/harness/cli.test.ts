@@ -2,7 +2,7 @@
 // spelling of add-mask the runner reads and prints them in every form it can: nothing secret may reach the output.
 import {spawn} from 'node:child_process';
 import {generateKeyPairSync} from 'node:crypto';
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -14,10 +14,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = join(ROOT, 'packages/emulator/src/harness/cli.ts');
 
 /** Runs the CLI; resolves with its exit code and everything it printed (stdout, then stderr). */
-function harness(args: string[]): Promise<{code: number | null; output: string}> {
+function harness(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{code: number | null; output: string}> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
       cwd: ROOT,
+      env,
       stdio: ['ignore', 'pipe', 'pipe']
     });
     const chunks: Buffer[] = [];
@@ -122,7 +123,8 @@ describe('harness CLI: job', () => {
     expect(run.output).toMatch(/── builder: configure \(post\) ──\n {2}Remote builders: configure\n {2}═+/);
     expect(run.output).toMatch(/^ {2}steps\.builder\.outputs\.name=remote-builder-/m);
     expect(run.output).toContain('Job image succeeded.');
-    expect(run.output).toContain('Emulator ledger: 2 builder(s) assigned, all torn down.');
+    // One platform, one builder.
+    expect(run.output).toContain('Emulator ledger: 1 builder(s) assigned, all torn down.');
     // The emulator's API key stood in for secrets.REMOTE_BUILDER_API_KEY: never shown.
     expect(run.output).not.toContain('harness-emulator-key');
   }, 60_000);
@@ -139,4 +141,93 @@ describe('harness CLI: job', () => {
       `harness: ${file} job a: "strategy:" (matrix) is not supported by the runner harness: write one combination's values into the job`
     );
   }, 60_000);
+});
+
+describe('harness CLI: its manners', () => {
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'harness-cli-manners-'));
+  });
+  afterAll(() => rmSync(work, {recursive: true, force: true}));
+
+  // prettier-ignore
+  test.each([
+    [1, ['--acton', 'dist/configure'], 'harness: unknown option "--acton" for "harness"; did you mean --action?\nRun "npm run harness -- --help" for usage.'],
+    [2, ['job', 'examples/bake.yml', '--emulatr'], 'harness: unknown option "--emulatr" for "job"; did you mean --emulator?\nRun "npm run harness -- job --help" for usage.'],
+    [3, ['jbo', 'examples/bake.yml'], 'harness: unknown command "jbo"; did you mean job?\nRun "npm run harness -- --help" for usage.'],
+    [4, ['job'], 'harness: missing the workflow file: job <workflow.yml>\nRun "npm run harness -- job --help" for usage.'],
+    [5, ['job', 'examples/bake.yml', '--timeout', 'soon'], 'harness: --timeout expects a number of milliseconds above 0, got "soon"\nRun "npm run harness -- job --help" for usage.']
+  ])('%i: a bad command line is refused in words, with the closest command or option (exit 2)', async (_n, args, message) => {
+    const run = await harness(args);
+    expect(run).toEqual({code: 2, output: `${message}\n`});
+  }, 60_000);
+
+  test('--help lists every option of the command, with what it does', async () => {
+    const top = await harness(['--help']);
+    const job = await harness(['job', '--help']);
+    expect(top.code).toBe(0);
+    expect(job.code).toBe(0);
+    for (const option of ['--action DIR', '--input NAME=VALUE', '--post', '--inherit-env', 'job <workflow.yml>'])
+      expect(top.output).toContain(option);
+    for (const option of [
+      '--job ID',
+      '--workspace DIR',
+      '--emulator',
+      '--fake-docker',
+      '--secret NAME=VALUE',
+      '--var',
+      '--debug'
+    ])
+      expect(job.output).toContain(option);
+    expect(job.output).toContain('npm run harness -- job examples/build-push.yml --emulator --workspace examples/app');
+  }, 60_000);
+
+  test('a --workspace that does not exist is refused before anything runs', async () => {
+    const missing = join(work, 'no-such-repo');
+    const run = await harness(['job', 'examples/build-push.yml', '--emulator', '--workspace', missing]);
+    expect(run.code).toBe(2);
+    expect(run.output).toContain(`harness: the workspace ${missing} is not a folder`);
+    expect(existsSync(missing)).toBe(false);
+  }, 60_000);
+
+  test("warns of an unexpected input as the runner does, names the caller's variables it drops, keys buildx's cache by mirror", async () => {
+    const file = join(work, 'job.yml');
+    writeFileSync(
+      file,
+      [
+        'on: push',
+        'jobs:',
+        '  a:',
+        '    runs-on: ubuntu-latest',
+        '    steps:',
+        '      - run: echo "tool cache $RUNNER_TOOL_CACHE"',
+        '      - uses: ./actions/configure',
+        '        with:',
+        '          profile_name: x',
+        ''
+      ].join('\n')
+    );
+    const cache = join(work, 'cache');
+    const env = {...process.env, XDG_CACHE_HOME: cache, DOCKER_HOST: 'tcp://caller-docker:2376'};
+    const mirror = 'https://buildx-mirror.example/docker/buildx';
+    const run = await harness(
+      ['job', file, '--workspace', work, '--env', `REMOTE_BUILDER_BUILDX_RELEASES_URL=${mirror}`],
+      env
+    );
+    expect(run.output).toMatch(
+      /^ {2}Warning: Unexpected input\(s\) 'profile_name', valid inputs are \[[^\]]*'profile-name'/m
+    );
+    expect(run.output).toMatch(
+      /^Environment: the steps get PATH and HOME of this shell and --env; .* among them DOCKER_HOST\b/m
+    );
+    expect(run.output).not.toContain('caller-docker');
+    const line = /^ {2}tool cache (\S+)$/m.exec(run.output)?.[1];
+    expect(line).toMatch(
+      new RegExp(`^${cache}/remote-builder-actions/harness-tool-cache/mirror-buildx-mirror\\.example-[0-9a-f]{12}$`)
+    );
+    const github = await harness(['job', file, '--workspace', work], env);
+    expect(/^ {2}tool cache (\S+)$/m.exec(github.output)?.[1]).toBe(
+      join(cache, 'remote-builder-actions/harness-tool-cache/github')
+    );
+  }, 120_000);
 });

@@ -342,6 +342,44 @@ describe('renderRunReport', () => {
     expect(plain).not.toContain('#### Result');
   });
 
+  test('a failure before anything was assigned: the short block, what failed, the error, what to do', () => {
+    const early: RunRecord = {
+      action: 'bake',
+      outcome: 'failure',
+      phase: 'local checks',
+      errorTail: ['Failed to resolve the bake definition: open docker-bake.hcl: no such file or directory'],
+      builders: [],
+      attempts: [],
+      endedAt: T0
+    };
+    expect(renderRunReport(early)).toBe(
+      [
+        '### Remote builders: bake',
+        '',
+        '❌ **Failed** in phase `local checks` · ended 2026-01-16 12:00:00Z',
+        '',
+        "Nothing was assigned: **nothing was billed**. Fix what the error names on the runner (docker, buildx) or in the build's own files (the Dockerfile, the bake file), then re-run the job.",
+        '',
+        '#### Error in phase `local checks`',
+        '',
+        '```text',
+        'Failed to resolve the bake definition: open docker-bake.hcl: no such file or directory',
+        '```',
+        ''
+      ].join('\n')
+    );
+    expect(renderRunReport({...early, phase: 'inputs'})).toContain(
+      "**nothing was billed**. Fix the input the error names (the step's `with:`), then re-run the job.\n"
+    );
+    // A phase after the assignment keeps the whole block, even with no builder left in the record.
+    expect(renderRunReport({...early, phase: 'assign'})).toContain('#### Builders');
+  });
+
+  test('an error line of a minified file is cut', () => {
+    const text = renderRunReport({...success, outcome: 'failure', errorTail: ['x'.repeat(5000)]});
+    expect(text).toContain(`\n${'x'.repeat(2000)}… (3000 more characters)\n`);
+  });
+
   test('is pure: the same record renders the same text', () => {
     expect(renderRunReport(success)).toBe(renderRunReport(structuredClone(success)));
   });

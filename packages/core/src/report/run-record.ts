@@ -126,6 +126,19 @@ export interface BuildRecordReport {
   upload?: RecordUpload;
 }
 
+/**
+ * Phases of a step that fail before anything is assigned (nothing billed): main records them as a run with no
+ * builder, so post writes a short failure block for them too.
+ */
+export enum EarlyPhase {
+  /** An input is invalid (InputError). */
+  Inputs = 'inputs',
+  /** The `buildx-version` download or install. */
+  BuildxInstall = 'buildx install',
+  /** The local checks: buildx present and recent enough, the action's own (bake's definition, load, …). */
+  LocalChecks = 'local checks'
+}
+
 /** Everything the job summary reports about one action step. */
 export interface RunRecord {
   action: 'configure' | 'build-push' | 'bake';

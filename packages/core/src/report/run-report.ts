@@ -3,7 +3,15 @@ import {billedMinutes} from '../billing/cost.js';
 import {isWarm, type StepCounts} from '../docker/cache-report.js';
 import {billBuilder, type Bound, type BuilderBill, totalBill} from './builder-bill.js';
 import {mdCodeBlock, mdTable, mdText} from './markdown.js';
-import type {AttemptOutcome, AttemptRecord, BuilderRecord, RunRecord, RunResult, RunTiming} from './run-record.js';
+import {
+  EarlyPhase,
+  type AttemptOutcome,
+  type AttemptRecord,
+  type BuilderRecord,
+  type RunRecord,
+  type RunResult,
+  type RunTiming
+} from './run-record.js';
 import {formatClock, formatDateTime, formatDuration} from './time-format.js';
 
 const OUTCOME: Readonly<Record<RunRecord['outcome'], string>> = {
@@ -21,6 +29,26 @@ const ATTEMPT: Readonly<Record<AttemptOutcome, string>> = {
   cancelled: 'cancelled',
   timeout: 'timed out'
 };
+
+/** What to do after a failure before anything was assigned, by phase. */
+const EARLY_FIX: Readonly<Record<EarlyPhase, string>> = {
+  [EarlyPhase.Inputs]: "Fix the input the error names (the step's `with:`), then re-run the job.",
+  [EarlyPhase.BuildxInstall]:
+    'Fix `buildx-version` (a release such as `0.31.1`, or `latest`) or what the error says kept it from being installed, or leave it empty to use the buildx of the runner; then re-run the job.',
+  [EarlyPhase.LocalChecks]:
+    "Fix what the error names on the runner (docker, buildx) or in the build's own files (the Dockerfile, the bake file), then re-run the job."
+};
+
+/** A line of an error or a reason longer than this is cut (one line of a minified file must not fill the summary). */
+const LINE_CAP = 2000;
+
+function capLine(line: string): string {
+  return line.length > LINE_CAP ? `${line.slice(0, LINE_CAP)}… (${line.length - LINE_CAP} more characters)` : line;
+}
+
+function isEarlyPhase(phase: string | undefined): phase is EarlyPhase {
+  return (Object.values(EarlyPhase) as string[]).includes(phase ?? '');
+}
 
 const BOUND: Readonly<Record<Bound, string>> = {exact: '', 'at-most': '≤ ', 'at-least': '≥ ', about: '≈ '};
 
@@ -169,7 +197,7 @@ function resultSection(r: RunResult): string[] {
 
 function attemptLine(a: AttemptRecord): string {
   const on = a.builderIds.length > 0 ? ` on ${a.builderIds.map(code).join(', ')}` : '';
-  const reason = a.reason ? `: ${mdText(a.reason)}` : '';
+  const reason = a.reason ? `: ${mdText(capLine(a.reason))}` : '';
   const build = a.buildMs !== undefined ? ` (build ${formatDuration(a.buildMs)})` : '';
   return `${a.n}. **${ATTEMPT[a.outcome]}**${on}${reason}${build}`;
 }
@@ -221,15 +249,18 @@ export function renderRunReport(r: RunRecord): string {
     return bill.stillBilled ? [stillBilledWarning(b, bill)] : [];
   });
   if (warnings.length > 0) out.push('', ...warnings.flatMap((w, i) => (i === 0 ? [w] : ['>', w])));
+  // Failed before anything was assigned: a short block (what failed, the error, what to do).
+  const early = r.outcome !== 'success' && r.builders.length === 0 && r.attempts.length === 0 && isEarlyPhase(r.phase);
+  if (early) out.push('', `Nothing was assigned: **nothing was billed**. ${EARLY_FIX[r.phase as EarlyPhase]}`);
   const result = r.result ? resultSection(r.result) : [];
   if (result.length > 0) out.push('', '#### Result', '', ...result);
-  out.push('', '#### Builders', '', ...builderSection(r, bills));
+  if (!early) out.push('', '#### Builders', '', ...builderSection(r, bills));
   if (r.attempts.length > 0) {
     out.push('', '#### Attempts', '', ...r.attempts.map(attemptLine));
     if (r.action !== 'configure') out.push('', '#### Cache', '', ...cacheSection(r.attempts));
   }
   if (r.outcome !== 'success' && r.errorTail && r.errorTail.length > 0) {
-    out.push('', `#### Error${phase}`, '', ...mdCodeBlock(r.errorTail));
+    out.push('', `#### Error${phase}`, '', ...mdCodeBlock(r.errorTail.map(capLine)));
   }
   return `${out.join('\n')}\n`;
 }

@@ -43,6 +43,8 @@ describe('parseCliArgs', () => {
 
   test.each<[number, string[], RegExp]>([
     [1, ['--bogus'], /Unknown option --bogus/],
+    [11, ['--prot', '8080'], /^Unknown option --prot; did you mean --port\?$/],
+    [12, ['--profile=p.json'], /^Unknown option --profile=p\.json; did you mean --profiles\?$/],
     [2, ['--port'], /needs a value/],
     [3, ['--port', '--quiet'], /needs a value/],
     [4, ['--port', '70000'], /integer from 0 to 65535/],

@@ -37,3 +37,14 @@ test.each<[number, unknown, RegExp]>([
 ])('%d: rejects %j', (_n, value, message) => {
   expect(() => parseEmulatorConfig(value)).toThrow(message);
 });
+
+// prettier-ignore
+test.each<[number, unknown, string]>([
+  [1, {profiles: [{name: 'ci', archs: ['arm64']}]}, 'Invalid emulator config f.json, profile "ci": unknown key "archs"; the keys of a profile: name, id, architectures, buildersPerAssignment, size, readyDelayMs, hostFormat, hostName, front, frontIdleMs'],
+  [2, {profiles: [{name: 'ci', readyDelay: 500}]}, 'Invalid emulator config f.json, profile "ci": unknown key "readyDelay" (did you mean "readyDelayMs"?); the keys of a profile: name, id, architectures, buildersPerAssignment, size, readyDelayMs, hostFormat, hostName, front, frontIdleMs'],
+  [3, {profiles: [{size: '32x64'}, {nmae: 'x'}]}, 'Invalid emulator config f.json, profile 2: unknown key "nmae" (did you mean "name"?); the keys of a profile: name, id, architectures, buildersPerAssignment, size, readyDelayMs, hostFormat, hostName, front, frontIdleMs'],
+  [4, {profiles: [], apiKey: []}, 'Invalid emulator config f.json: unknown key "apiKey" (did you mean "apiKeys"?); the keys of the file: profiles, apiKeys'],
+  [5, {profiles: [], apiKeys: [{key: 'k', scope: ['builders']}]}, 'Invalid emulator config f.json, API key 1: unknown key "scope" (did you mean "scopes"?); the keys of an API key: key, scopes']
+])('%d: refuses an unknown key by name, with the closest one', (_n, value, message) => {
+  expect(() => parseEmulatorConfig(value, 'f.json')).toThrow(new Error(message));
+});

@@ -2,6 +2,7 @@ import {mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
+import {closest} from '@remote-builder-actions/cli';
 import type {ApiKey} from './auth.js';
 import {BUILDER_ID_FORMS, type BuilderIdForm} from './builder-registry.js';
 import {BUILDKIT_APIS, type BuildkitApi} from './buildkit-backend.js';
@@ -109,7 +110,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     }
     const eq = arg.indexOf('=');
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!(VALUE_FLAGS as readonly string[]).includes(flag)) throw new CliUsageError(`Unknown option ${arg}`);
+    if (!(VALUE_FLAGS as readonly string[]).includes(flag)) {
+      const guess = flag.startsWith('--') ? closest(flag, [...VALUE_FLAGS, '--quiet', '--help']) : undefined;
+      throw new CliUsageError(`Unknown option ${arg}${guess ? `; did you mean ${guess}?` : ''}`);
+    }
     let value: string | undefined;
     if (eq > 0) value = arg.slice(eq + 1);
     else {

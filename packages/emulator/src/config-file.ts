@@ -1,6 +1,10 @@
 import {readFile} from 'node:fs/promises';
+import {closest} from '@remote-builder-actions/cli';
 import type {ApiKey} from './auth.js';
-import type {ProfileConfig} from './profiles.js';
+import {PROFILE_CONFIG_KEYS, type ProfileConfig} from './profiles.js';
+
+const FILE_KEYS = ['profiles', 'apiKeys'] as const;
+const API_KEY_KEYS = ['key', 'scopes'] as const;
 
 /** EmulatorConfigFile is the JSON profiles file of the CLI: `{"profiles": [...], "apiKeys": [...]}`. */
 export interface EmulatorConfigFile {
@@ -40,7 +44,30 @@ export function parseEmulatorConfig(value: unknown, source = 'config'): Emulator
   if (apiKeys !== undefined && (!Array.isArray(apiKeys) || !apiKeys.every(k => typeof k === 'object' && k !== null))) {
     throw new Error(`Invalid emulator config ${source}: "apiKeys" must be a list of {key, scopes} objects`);
   }
+  refuseUnknownKeys(value, FILE_KEYS, `Invalid emulator config ${source}`, 'the file');
+  profiles.forEach((p: Record<string, unknown>, i) => {
+    const name = typeof p.name === 'string' ? `profile ${JSON.stringify(p.name)}` : `profile ${i + 1}`;
+    refuseUnknownKeys(p, PROFILE_CONFIG_KEYS, `Invalid emulator config ${source}, ${name}`, 'a profile');
+  });
+  (apiKeys ?? []).forEach((k: object, i: number) =>
+    refuseUnknownKeys(k, API_KEY_KEYS, `Invalid emulator config ${source}, API key ${i + 1}`, 'an API key')
+  );
   const config: EmulatorConfigFile = {profiles: profiles as ProfileConfig[]};
   if (apiKeys !== undefined) config.apiKeys = apiKeys as ApiKey[];
   return config;
+}
+
+/**
+ * Throws for the first key of `value` that is not one of `keys`, naming it, the closest key when one is close, and
+ * every key `what` takes: a misspelt key ("readyDelay") would otherwise be ignored without a word.
+ */
+function refuseUnknownKeys(value: object, keys: readonly string[], where: string, what: string): void {
+  for (const key of Object.keys(value)) {
+    if (keys.includes(key)) continue;
+    const guess = closest(key, keys);
+    throw new Error(
+      `${where}: unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; ` +
+        `the keys of ${what}: ${keys.join(', ')}`
+    );
+  }
 }

@@ -33,6 +33,20 @@ export interface ProfileConfig {
   frontIdleMs?: number;
 }
 
+/** Every key of a ProfileConfig: a profiles file with another key is refused (config-file.ts). */
+export const PROFILE_CONFIG_KEYS: readonly (keyof ProfileConfig)[] = [
+  'name',
+  'id',
+  'architectures',
+  'buildersPerAssignment',
+  'size',
+  'readyDelayMs',
+  'hostFormat',
+  'hostName',
+  'front',
+  'frontIdleMs'
+];
+
 /** Profile is a ProfileConfig with every default filled in. */
 export interface Profile {
   readonly name: string;

@@ -13,6 +13,8 @@ import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
 import type {ReadyBuilder} from '../../src/lifecycle/readiness.js';
 import type {AttemptRecord} from '../../src/report/run-record.js';
 import {FakeBuilderApi, httpError, pendingDetails, readyDetails} from '../fakes/fake-builder-api.js';
+import {FakeClock} from '../fakes/fake-clock.js';
+import {ManualClock} from '../fakes/manual-clock.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
 import {RecordingLogger} from '../fakes/recording-logger.js';
@@ -93,17 +95,20 @@ function harness(steps: Step[], over: Partial<BuildAttemptsOpts<string, string>>
     onAttempt: a => attempts.push(a),
     ...over
   };
-  return {api, probe, logger, attempts, builds, replaced, run: () => runBuildAttempts(opts)};
+  return {api, probe, logger, attempts, builds, replaced, opts, run: () => runBuildAttempts(opts)};
 }
 
 describe('runBuildAttempts', () => {
   test('a build that succeeds: one attempt, its cache report, no watching traffic after it', async () => {
-    const h = harness(['cold']);
+    // The watchdog waits on a clock that only the test moves: a watchdog left running would still be waiting.
+    const clock = new ManualClock(1_000_000);
+    const h = harness(['cold'], {watch: {clock}});
     const done = await h.run();
     expect(done).toEqual({result: 'built on rb-1', attempts: 1, cache: expect.objectContaining({steps: 2, cached: 0})});
     expect(h.attempts).toEqual([
       {n: 1, builderIds: ['b1'], outcome: 'success', buildMs: 1000, cache: expect.objectContaining({steps: 2})}
     ]);
+    expect(clock.pending).toBe(0);
     expect(h.api.detailsCalls).toEqual([]);
   });
 
@@ -187,15 +192,24 @@ describe('runBuildAttempts', () => {
   });
 
   test('a builder lost mid-build (status failed): the watchdog stops the build, which runs again on a new builder', async () => {
-    const h = harness(['hang', 'ok'], {watch: {intervalMs: 20, lostAfterMs: 200, probeTimeoutMs: 50}});
+    // On a fake clock each watchdog sleep returns at once: a watchdog left running would keep asking while
+    // the second attempt runs, so the count at the replacement must be the count at the end.
+    const clock = new FakeClock(1_000_000);
+    let atReplace = -1;
+    const h = harness(['hang', 'ok'], {watch: {intervalMs: 20, lostAfterMs: 200, probeTimeoutMs: 50, clock}});
     h.api.onDetails('b1', pendingDetails({status: 'failed'}));
+    h.api.onDetails('b2', readyDetails('10.0.0.2:1234', {status: 'ready'}));
+    const replace = h.opts.replace;
+    h.opts.replace = why => {
+      atReplace = h.api.detailsCount('b1');
+      return replace(why);
+    };
     const done = await h.run();
     expect(done).toMatchObject({result: 'built on rb-2', attempts: 2});
     expect(h.attempts[0]).toMatchObject({n: 1, outcome: 'infrastructure', reason: expect.stringMatching(/b1.*lost/)});
     expect(h.replaced).toEqual([expect.stringMatching(/b1.*lost/)]);
-    // The replacement is watched from scratch; the lost builder is not asked about again once replaced.
-    const afterReplace = h.api.detailsCalls.length;
-    await new Promise(resolve => setTimeout(resolve, 60));
-    expect(h.api.detailsCalls.length).toBe(afterReplace);
+    // The lost builder was asked about before its replacement, and never after it.
+    expect(atReplace).toBeGreaterThan(0);
+    expect(h.api.detailsCount('b1')).toBe(atReplace);
   });
 });

@@ -140,10 +140,7 @@ describe('NodeHttpTransport', () => {
   });
 
   test('a closed port is refused: ECONNREFUSED, notSent true', async () => {
-    const probe = http.createServer();
-    await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
-    const {port} = probe.address() as AddressInfo;
-    await new Promise<void>(resolve => probe.close(() => resolve()));
+    const port = await closedPort();
     const e = await failure(transport().request(get(`http://127.0.0.1:${port}/`)), TransportError);
     expect(e.code).toBe('ECONNREFUSED');
     expect(e.notSent).toBe(true);

@@ -43,16 +43,25 @@ describe('ArtifactStore: CreateArtifact', () => {
     ['a version before 4', {version: 3}, 'version 3 is not supported'],
     ['an expiry in the past', {expiresAt: -1}, 'expires_at is in the past'],
     ['more than the longest retention', {expiresAt: 91 * DAY}, 'more than 90 days away']
-  ])('refuses %s (400 invalid_argument)', (_what, change, message) => {
-    const {store: s, clock} = store();
-    const input = {ids: IDS, name: 'a.dockerbuild', version: 7, ...change};
-    if (change.expiresAt !== undefined) input.expiresAt = clock.now() + change.expiresAt;
-    expect(twirp(() => s.create(input))).toEqual({
-      code: TwirpCode.InvalidArgument,
-      status: 400,
-      message: expect.stringContaining(message)
-    });
-  });
+  ])(
+    'refuses %s (400 invalid_argument)',
+    (_what, change: {name?: string; version?: number; expiresAt?: number}, message) => {
+      const {store: s, clock} = store();
+      const {expiresAt, ...rest} = change;
+      const input = {
+        ids: IDS,
+        name: 'a.dockerbuild',
+        version: 7,
+        ...rest,
+        expiresAt: expiresAt === undefined ? undefined : clock.now() + expiresAt
+      };
+      expect(twirp(() => s.create(input))).toEqual({
+        code: TwirpCode.InvalidArgument,
+        status: 400,
+        message: expect.stringContaining(message)
+      });
+    }
+  );
 
   test('keeps the retention asked for, or the default', () => {
     const {store: s, clock} = store();

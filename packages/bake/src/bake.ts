@@ -61,7 +61,7 @@ interface Step {
  * ends, fails or is cancelled). docker's `metadata` output is set by the bake itself: also when it fails.
  */
 export async function bake(deps: StepDeps): Promise<BakeResult> {
-  const inputs = getInputs(deps.io);
+  const inputs = BuildStep.readInputs(deps.io, 'bake', () => getInputs(deps.io));
   for (const w of inputWarnings(deps.io, inputs)) deps.io.logger.warning(w);
   const token = gitAuthToken(inputs, deps.io.env);
   const step = await BuildStep.open(deps, {action: 'bake', inputs, secrets: [token]});
@@ -100,6 +100,8 @@ async function checkLocally(s: Step, version: string): Promise<Prepared> {
   for (const w of getArgs(inputs, argsEnv).warnings) io.logger.warning(`${w} Fix: ${newerBuildxHint()}.`);
   // The definition is shown in its own group just before the bake.
   const {definition, printed} = await resolveDefinition(s, argsEnv);
+  // docker's "Bake definition" in the job summary: post reads it from the step's private folder.
+  s.step.saveBakeDefinition(printed);
   // Targets that load several platforms into an engine on the classic image store fail after the assignment.
   await checkMultiPlatformLoad(buildx, bakeLoadedBuilds(definition, inputs.load), {
     logger: io.logger,

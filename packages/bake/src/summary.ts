@@ -2,8 +2,25 @@ import {
   targetPlatforms,
   type BakeDefinition,
   type BuildMetadata,
+  type SummaryInputsSpec,
   type TargetResult
 } from '@remote-builder-actions/core';
+import {Input} from './context.js';
+
+/**
+ * The inputs docker's "Build inputs" section shows, read by post (readSummaryInputs): every input, lists item
+ * by item as getInputs splits them, the API key and github-token never.
+ */
+export const SUMMARY_INPUTS: SummaryInputsSpec = {
+  names: Object.values(Input),
+  lists: {
+    [Input.Allow]: {},
+    [Input.Files]: {},
+    [Input.Set]: {ignoreComma: true, quote: false},
+    [Input.Targets]: {}
+  },
+  hidden: [Input.ApiKey, Input.GithubToken]
+};
 
 /**
  * What a bake records for the step's job summary (post writes it): each target of the definition with its

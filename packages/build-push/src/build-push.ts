@@ -45,7 +45,7 @@ interface Prepared {
  * and tears assigned builders down as soon as it ends, fails or is cancelled); set docker's outputs.
  */
 export async function buildPush(deps: StepDeps): Promise<BuildPushResult> {
-  const inputs = getInputs(deps.io);
+  const inputs = BuildStep.readInputs(deps.io, 'build-push', () => getInputs(deps.io));
   const step = await BuildStep.open(deps, {action: 'build-push', inputs});
   try {
     const prepared = await step.checkLocal(version => checkLocally(step, inputs, version));

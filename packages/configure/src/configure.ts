@@ -1,7 +1,10 @@
 import {
+  EarlyPhase,
   INSTALL_BUILDX_ALTERNATIVE,
   StepRun,
   checkStepLocally,
+  earlyPhase,
+  readStepInputs,
   exportInstalledBuildx,
   openStepContext,
   type ActionIO,
@@ -25,26 +28,33 @@ export const DOCKER_BUILD_EXPORTS = [
  */
 export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
   const {io} = deps;
-  const inputs = getInputs(io);
+  // A failure before anything is assigned is recorded: post writes its short block in the job summary.
+  const early = {action: 'configure' as const, secretInputs: [Input.ApiKey]};
+  const inputs = readStepInputs(io, early, () => getInputs(io));
   io.logger.setSecret(inputs.credentials.token);
 
   // The context reads DOCKER_BUILD_SUMMARY before the export below turns it off for later steps.
-  const ctx = await openStepContext(deps, inputs['buildx-version']);
+  const ctx = await earlyPhase(io, {...early, phase: EarlyPhase.BuildxInstall, signal: deps.signal}, () =>
+    openStepContext(deps, inputs['buildx-version'])
+  );
   // Later steps build on this builder with their own docker calls: they must run the same buildx.
   if (ctx.installed) exportInstalledBuildx(io, ctx.installed);
   exportDockerBuildVariables(io);
 
-  // buildx is checked before anything is assigned: a runner without it bills nothing (and records no run).
+  // buildx is checked before anything is assigned: a runner without it bills nothing (the run records the failure).
   if (inputs['setup-buildx']) {
-    await checkStepLocally(ctx, {
-      buildx: {
-        note: 'nothing was assigned',
-        alternative: [
-          ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
-          `set "${Input.SetupBuildx}: false" to only assign the builders`
-        ].join(', or ')
-      }
-    });
+    const checks = {...early, phase: EarlyPhase.LocalChecks, summary: ctx.summary, signal: ctx.signal};
+    await earlyPhase(io, checks, () =>
+      checkStepLocally(ctx, {
+        buildx: {
+          note: 'nothing was assigned',
+          alternative: [
+            ...(inputs['buildx-version'].kind === 'runner' ? [INSTALL_BUILDX_ALTERNATIVE] : []),
+            `set "${Input.SetupBuildx}: false" to only assign the builders`
+          ].join(', or ')
+        }
+      })
+    );
   }
   const run = new StepRun(ctx, {
     action: 'configure',

@@ -1,4 +1,4 @@
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
@@ -55,6 +55,14 @@ export class BuildFiles {
 
   remove(): void {
     rmSync(this.dir, {recursive: true, force: true});
+  }
+
+  /** Removes everything in the folder but the files named in `keep` (left for post, which removes the folder). */
+  removeExcept(keep: readonly string[]): void {
+    if (!existsSync(this.dir)) return;
+    for (const name of readdirSync(this.dir)) {
+      if (!keep.includes(name)) rmSync(join(this.dir, name), {recursive: true, force: true});
+    }
   }
 }
 

@@ -2,9 +2,13 @@ import {BuildFiles} from '../docker/build-result.js';
 import type {ExecResult} from '../exec.js';
 import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {fallbackReason} from '../lifecycle/local-fallback.js';
+import {BAKE_DEFINITION_FILE, writeBakeDefinition} from '../report/bake-definition-file.js';
+import {EarlyPhase} from '../report/run-record.js';
+import type {ActionIO} from './action-io.js';
 import {BuildStepInput, BuildStepState, type BuildStepInputs} from './action-inputs.js';
 import {AssignedBuilder} from './assigned-builder.js';
 import {BuildRun} from './build-run.js';
+import {earlyPhase, readStepInputs} from './early-failure.js';
 import {FallbackBuilder} from './fallback-builder.js';
 import {builderOverridesProfile, SharedBuilder} from './shared-builder.js';
 import {INSTALL_BUILDX_ALTERNATIVE} from './step-buildx.js';
@@ -32,6 +36,9 @@ export interface BuildCommandOpts {
 
 const NAMES = {builder: BuildStepInput.Builder, profileName: BuildStepInput.ProfileName};
 
+/** Inputs of the build actions whose values are secrets: scrubbed from an early failure's error. */
+const SECRET_INPUTS = [BuildStepInput.ApiKey, 'github-token'];
+
 /**
  * The main step of a build action (build-push, bake), in the order the action drives it: openBuildStep
  * (secrets masked, buildx installed, the step's context and private folder) → checkLocal (nothing billed
@@ -41,6 +48,8 @@ const NAMES = {builder: BuildStepInput.Builder, profileName: BuildStepInput.Prof
 export class BuildStep {
   readonly #opts: BuildStepOpts;
   #run: StepRun | undefined;
+  /** Whether the folder holds bake's definition for post's summary (close() keeps it). */
+  #keepDefinition = false;
 
   private constructor(
     /** The step's context (docker, clock, GitHub context, …). */
@@ -52,6 +61,14 @@ export class BuildStep {
     this.#opts = opts;
   }
 
+  /**
+   * Reads the action's inputs (`read`, which throws InputError on a bad one). A bad input is recorded as the
+   * step's run (nothing assigned), so post writes its failure block, then thrown on.
+   */
+  static readInputs<T>(io: ActionIO, action: BuildStepOpts['action'], read: () => T): T {
+    return readStepInputs(io, {action, secretInputs: SECRET_INPUTS}, read);
+  }
+
   /** Masks the secrets, builds the step's context and makes its private folder (saved in state for post). */
   static async open(deps: StepDeps, opts: BuildStepOpts): Promise<BuildStep> {
     const {io} = deps;
@@ -59,7 +76,11 @@ export class BuildStep {
     for (const secret of [inputs.credentials?.token, inputs['github-token'], ...(opts.secrets ?? [])]) {
       if (secret) io.logger.setSecret(secret);
     }
-    const ctx = await openStepContext(deps, inputs['buildx-version']);
+    // A buildx-version that cannot be installed fails here, before anything is assigned.
+    const install = {action: opts.action, phase: EarlyPhase.BuildxInstall, secretInputs: SECRET_INPUTS};
+    const ctx = await earlyPhase(io, {...install, signal: deps.signal}, () =>
+      openStepContext(deps, inputs['buildx-version'])
+    );
     const profiles = io.getInput(BuildStepInput.ProfileName);
     if (inputs.builder !== '' && profiles !== '')
       io.logger.warning(builderOverridesProfile(NAMES, inputs.builder, profiles));
@@ -78,11 +99,25 @@ export class BuildStep {
     const {ctx} = this;
     // The runner's buildx missing: installing one with buildx-version is the other way out.
     const alternative = this.#opts.inputs['buildx-version'].kind === 'runner' ? INSTALL_BUILDX_ALTERNATIVE : undefined;
-    const {more} = await checkStepLocally(ctx, {
-      buildx: {alternative},
-      more: version => actionChecks(version as string)
-    });
+    const early = {action: this.#opts.action, phase: EarlyPhase.LocalChecks, secretInputs: SECRET_INPUTS};
+    // A failure here (buildx missing, bake's definition, …) is recorded for post's summary: nothing was assigned.
+    const {more} = await earlyPhase(ctx.io, {...early, summary: ctx.summary, signal: ctx.signal}, () =>
+      checkStepLocally(ctx, {
+        buildx: {alternative},
+        more: version => actionChecks(version as string)
+      })
+    );
     return more;
+  }
+
+  /**
+   * bake: keeps `buildx bake --print`'s output in the private folder for the job summary's "Bake definition"
+   * (post reads it; the step state is too small for it). Nothing when the summary is off.
+   */
+  saveBakeDefinition(printed: string): void {
+    if (!this.ctx.summary) return;
+    writeBakeDefinition(this.files.dir, printed);
+    this.#keepDefinition = true;
   }
 
   /**
@@ -147,9 +182,13 @@ export class BuildStep {
     return {res, buildMs: clock.now() - started};
   }
 
-  /** Removes the private folder (and the secret files in it) and releases the API client if still held. */
+  /**
+   * Removes the private folder (and the secret files in it), but bake's definition when saved for the summary
+   * (post removes the folder after reading it), and releases the API client if still held.
+   */
   close(): void {
-    this.files.remove();
+    if (this.#keepDefinition) this.files.removeExcept([BAKE_DEFINITION_FILE]);
+    else this.files.remove();
     this.#run?.close();
   }
 }

@@ -4,13 +4,17 @@ import type {Logger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
 import type {ActionIO} from './action-io.js';
 import {BuildersClient} from '../api/builders-client.js';
+import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
 import {resolveCredentials, resolveTeardownTimeoutMs} from '../inputs.js';
 import {removeCertDir} from '../certs/cert-store.js';
 import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
 import type {BuilderApi} from '../api/builder-api.js';
 import {teardownBuilders, type TeardownReport} from '../lifecycle/teardown.js';
+import {GitHubContext} from '../docker/github-context.js';
+import type {BakeDefinitionText} from '../report/bake-definition-file.js';
+import type {BuildInputs} from '../report/build-inputs.js';
 import {closeRun, loadRun} from '../report/run-recorder.js';
-import {renderRunReport} from '../report/run-report.js';
+import {renderStepSummary} from '../report/step-summary.js';
 
 export interface PostCleanupOpts {
   logger: Logger;
@@ -135,6 +139,18 @@ export interface PostStepOpts {
   apiKeyInput: string;
   makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
   buildx?: Buildx;
+  /** What docker's summary sections show besides the run record (read by post, never saved in state). */
+  summary?: PostSummaryOpts;
+}
+
+/** docker's "Build inputs" and "Bake definition", as post reads them. */
+export interface PostSummaryOpts {
+  /** The step's inputs, secret values reduced to their keys (readSummaryInputs); read only for a summary. */
+  inputs?: () => BuildInputs;
+  /** bake: the definition main left in its private folder (readBakeDefinition, before post removes it). */
+  bakeDefinition?: BakeDefinitionText;
+  /** Default: now. */
+  now?: number;
 }
 
 /** postCleanup wired to an action step: credentials from the input or env, clients closed afterwards. */
@@ -156,12 +172,14 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
       makeApi: apiUrl => {
         const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);
         io.logger.setSecret(token);
-        const api = (opts.makeApi ?? ((url, t) => new BuildersClient({baseUrl: url, token: t})))(apiUrl, token);
+        const api = (
+          opts.makeApi ?? ((url, t) => new BuildersClient({baseUrl: url, token: t, inputNames: ACTION_INPUT_NAMES}))
+        )(apiUrl, token);
         clients.push(api);
         return api;
       }
     });
-    await writeRunReport(io, result.teardown);
+    await writeRunReport(io, result.teardown, opts.summary);
     return result;
   } finally {
     clients.forEach(c => c.close());
@@ -169,10 +187,15 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
 }
 
 /**
- * Post writes the job summary of the run in every outcome, since billing ends here: what main recorded,
- * with post's own teardown applied. Off when DOCKER_BUILD_SUMMARY was false for main; never fails post.
+ * Post writes the job summary of the run in every outcome, since billing ends here: what main recorded (also
+ * a failure before anything was assigned), with post's own teardown applied, and docker's sections (the record's
+ * link, the inputs, bake's definition). Off when DOCKER_BUILD_SUMMARY was false for main; never fails post.
  */
-export async function writeRunReport(io: ActionIO, teardown: TeardownReport, now = Date.now()): Promise<void> {
+export async function writeRunReport(
+  io: ActionIO,
+  teardown: TeardownReport,
+  opts: PostSummaryOpts = {}
+): Promise<void> {
   const run = loadRun(io.state);
   if (!run) return;
   if (!run.summary) {
@@ -180,7 +203,16 @@ export async function writeRunReport(io: ActionIO, teardown: TeardownReport, now
     return;
   }
   try {
-    await io.writeMarkdownSummary(renderRunReport(closeRun(run, teardown, now)));
+    const github = new GitHubContext(io.env);
+    const runUrl =
+      github.repository !== undefined && io.env['GITHUB_RUN_ID'] ? github.workflowRunUrl(false) : undefined;
+    const record = closeRun(run, teardown, opts.now ?? Date.now());
+    const summary = renderStepSummary(record, {
+      runUrl,
+      inputs: opts.inputs?.(),
+      bakeDefinition: opts.bakeDefinition
+    });
+    await io.writeMarkdownSummary(summary);
   } catch (e) {
     io.logger.warning(`Failed to write the job summary: ${errorMessage(e)}`);
   }

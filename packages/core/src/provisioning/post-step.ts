@@ -1,6 +1,8 @@
 import {existsSync, rmSync} from 'node:fs';
 import {errorMessage} from '../errors.js';
 import {removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
+import {readBakeDefinition} from '../report/bake-definition-file.js';
+import {readSummaryInputs, type SummaryInputsSpec} from '../report/build-inputs.js';
 import {defaultMakeBuilderApi} from './builder-api-factory.js';
 import {postStepCleanup, type PostCleanupResult} from './post-cleanup.js';
 import {installedDockerConfig, removeInstalledBuildx} from './step-buildx.js';
@@ -14,6 +16,8 @@ export interface PostStepNames {
   builderInput?: string;
   /** State key under which main saved its private build folder. */
   tmpDirState?: string;
+  /** The inputs docker's summary shows ("Build inputs"), read here: build-push and bake. */
+  summaryInputs?: SummaryInputsSpec;
 }
 
 /**
@@ -25,6 +29,8 @@ export interface PostStepNames {
 export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise<PostCleanupResult> {
   const {io} = deps;
   const tmpDir = names.tmpDirState ? io.state.get(names.tmpDirState) : undefined;
+  // bake's definition for the job summary, read before the folder goes.
+  const bakeDefinition = tmpDir ? readBakeDefinition(tmpDir) : undefined;
   if (tmpDir && existsSync(tmpDir)) {
     try {
       rmSync(tmpDir, {recursive: true, force: true});
@@ -41,6 +47,7 @@ export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise
   }
   // The buildx main installed (buildx-version) removes what main created with it, then goes.
   const installed = installedDockerConfig(io);
+  const inputsSpec = names.summaryInputs;
   const buildx = stepBuildx(deps, installed ? {DOCKER_CONFIG: installed} : {});
   try {
     // A local fallback builder main could not remove (killed, or its removal failed).
@@ -49,7 +56,11 @@ export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise
       io,
       apiKeyInput: names.apiKeyInput,
       makeApi: deps.makeApi ?? defaultMakeBuilderApi({env: io.env, logger: io.logger}),
-      buildx
+      buildx,
+      summary: {
+        inputs: inputsSpec ? () => readSummaryInputs(io, inputsSpec) : undefined,
+        bakeDefinition
+      }
     });
   } finally {
     if (installed) removeInstalledBuildx(io, installed);

@@ -157,7 +157,7 @@ export class CommandContext {
           logger: o.logger,
           transport: new NodeHttpTransport({env: this.env}),
           // The service's hints name what to fix in the CLI's terms.
-          inputNames: {apiUrl: '--api-url', apiKey: `API key (--api-key or ${Env.ApiKey})`}
+          inputNames: {apiUrl: '--api-url', apiKey: `API key (--api-key or ${Env.ApiKey})`, profileName: '--profile'}
         }));
     const client = make({baseUrl: url, token, logger: this.logger});
     this.#clients.push(client);

@@ -257,7 +257,7 @@ describe('scopes (spec §5.3)', () => {
   test.each([
     ['ci-only', 403, /lacks the scopes.*"ci" and "cache" scopes/],
     ['builders-only', 403, /"ci" and "cache"/],
-    ['wrong-key', 401, /api-key.*"ci" and "cache"/]
+    ['wrong-key', 401, /token.*"ci" and "cache"/]
   ])('%#. key %s: HTTP %d with a hint naming both scopes', async (token, status, hint) => {
     const c = new ApiClient({baseUrl: emu.url, token});
     try {

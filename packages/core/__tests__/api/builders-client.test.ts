@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, test} from '@jest/globals';
 import {BuildersClient} from '../../src/api/builders-client.js';
-import type {RequestEngineOpts} from '../../src/api/request-engine.js';
+import {ACTION_INPUT_NAMES, type RequestEngineOpts} from '../../src/api/request-engine.js';
 import type {HttpResponse} from '../../src/api/http-transport.js';
 import {ApiError, InputError, PartialAssignError} from '../../src/errors.js';
 import {USER_AGENT} from '../../src/version.js';
@@ -434,7 +434,7 @@ describe('errors', () => {
     [
       'assign',
       json(401, {error: 'unauthorized'}),
-      'Failed to assign builder: HTTP 401: {"error":"unauthorized"} (check the api-key: it is missing, wrong or revoked)'
+      'Failed to assign builder: HTTP 401: unauthorized (check the token: it is missing, wrong or revoked)'
     ],
     [
       'details',
@@ -444,7 +444,7 @@ describe('errors', () => {
     [
       'assign',
       text(404, 'not found'),
-      'Failed to assign builder: HTTP 404: not found (unknown builder profile "ci-large": check profile-name against the builder profiles in the web UI; or api-url (https://api.test) is not the service\'s API base, since a wrong path answers 404 too)'
+      'Failed to assign builder: HTTP 404: not found (unknown builder profile "ci-large": check the profile name against the builder profiles in the web UI; or baseUrl (https://api.test) is not the service\'s API base, since a wrong path answers 404 too)'
     ],
     [
       'details',
@@ -464,17 +464,17 @@ describe('errors', () => {
     [
       'assign',
       {status: 301, headers: {location: 'https://api.test/v2/api/v1/builders/assign'}, body: ''},
-      "Failed to assign builder: HTTP 301 (the answer redirects to https://api.test/v2/api/v1/builders/assign: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base (the address it points to, if you trust it))"
+      "Failed to assign builder: HTTP 301 (the answer redirects to https://api.test/v2/api/v1/builders/assign: redirects are not followed, so the API key is never sent elsewhere; set baseUrl to the service's API base (the address it points to, if you trust it))"
     ],
     [
       'details',
       {status: 307, headers: {}, body: ''},
-      "Failed to get builder details: HTTP 307 (the answer is a redirect without a Location: redirects are not followed, so the API key is never sent elsewhere; set api-url to the service's API base)"
+      "Failed to get builder details: HTTP 307 (the answer is a redirect without a Location: redirects are not followed, so the API key is never sent elsewhere; set baseUrl to the service's API base)"
     ],
     [
       'teardown',
       text(401, ''),
-      'Failed to tear down builder: HTTP 401 (check the api-key: it is missing, wrong or revoked)'
+      'Failed to tear down builder: HTTP 401 (check the token: it is missing, wrong or revoked)'
     ],
     [
       'profiles',
@@ -547,10 +547,12 @@ describe('errors', () => {
   });
 
   test('the token is redacted from the excerpt, even when the cut falls inside it', async () => {
-    const {client} = setup([text(401, `{"error": "invalid key ${TOKEN}", "again": "${TOKEN}"}`)]);
+    const {client} = setup([text(401, `invalid key ${TOKEN}; again ${TOKEN}`)]);
     const e = await apiError(client.assignBuilder('p'));
     expect(e.message).not.toContain(TOKEN);
-    expect(e.bodyExcerpt).toBe('{"error": "invalid key ***", "again": "***"}');
+    expect(e.bodyExcerpt).toBe('invalid key ***; again ***');
+    const inJson = setup([text(401, `{"error": {"code": "unauthorized", "message": "invalid key ${TOKEN}"}}`)]);
+    expect((await apiError(inJson.client.assignBuilder('p'))).bodyExcerpt).toBe('invalid key ***');
 
     const long = setup([text(400, `${'y'.repeat(295)}${TOKEN}`)]);
     const e2 = await apiError(long.client.assignBuilder('p'));
@@ -564,6 +566,31 @@ describe('errors', () => {
     expect(e.message).not.toContain('SECRETKEYMATERIAL');
     expect(e.message).not.toContain('fakeCA');
     expect(e.bodyExcerpt).toContain('[redacted PEM]');
+  });
+});
+
+describe("errors in the SDK's words", () => {
+  const EMULATOR_404 = '{"error":{"code":"not_found","message":"no builder profile named \\"ci-large\\""}}';
+
+  test("name the clients' options (token, baseUrl), and take the service's message, not its JSON", async () => {
+    const {client} = setup([text(404, EMULATOR_404)]);
+    expect((await apiError(client.assignBuilder('ci-large'))).message).toBe(
+      'Failed to assign builder: HTTP 404: no builder profile named "ci-large" (unknown builder profile "ci-large": ' +
+        "check the profile name against the builder profiles in the web UI; or baseUrl (https://api.test) is not the service's " +
+        'API base, since a wrong path answers 404 too)'
+    );
+    const unauthorized = setup([text(401, '{"message":"API key revoked"}')]);
+    expect((await apiError(unauthorized.client.teardownBuilder('b'))).message).toBe(
+      'Failed to tear down builder: HTTP 401: API key revoked (check the token: it is missing, wrong or revoked)'
+    );
+    await expect(client.assignBuilder(' ')).rejects.toThrow(new InputError('the profile name', 'must not be empty'));
+  });
+
+  test("the actions' input names when they pass ACTION_INPUT_NAMES", async () => {
+    const {client} = setup([text(404, EMULATOR_404)], {inputNames: ACTION_INPUT_NAMES});
+    expect((await apiError(client.assignBuilder('ci-large'))).hint).toMatch(
+      /^unknown builder profile "ci-large": check profile-name against .*; or api-url \(https:\/\/api\.test\)/
+    );
   });
 });
 

@@ -225,7 +225,7 @@ describe('errors', () => {
     const c = calls[name];
     const {client} = setup([text(401, 'no'), text(403, 'no')]);
     const e401 = await apiError(c.run(client));
-    expect(e401.hint).toMatch(/api-key.*both the "ci" and "cache" scopes/);
+    expect(e401.hint).toMatch(/token.*both the "ci" and "cache" scopes/);
     const e403 = await apiError(c.run(client));
     expect(e403.hint).toMatch(/lacks the scopes this call needs: .*"ci" and "cache"/);
   });

@@ -87,7 +87,7 @@ describe('RequestEngine', () => {
     const e = await engine.call(spec({scopeHint: 'needs the "x" scope'}), readThing).catch((err: unknown) => err);
     expect((e as ApiError).status).toBe(401);
     expect((e as ApiError).hint).toBe(
-      'check the api-key: it is missing, wrong or revoked; needs the "x" scope; gave up after 2 attempts'
+      'check the token: it is missing, wrong or revoked; needs the "x" scope; gave up after 2 attempts'
     );
     expect(transport.requests).toHaveLength(2);
     expect(clock.sleeps).toEqual([100]);
@@ -109,7 +109,7 @@ describe('RequestEngine', () => {
     ['https://localhost:8080/base', 'use http://localhost:8080/base'],
     [
       'https://api.test:8080',
-      "set api-url to the service's HTTPS address (plain http:// is accepted only to a loopback host, such as a local emulator)"
+      "set baseUrl to the service's HTTPS address (plain http:// is accepted only to a loopback host, such as a local emulator)"
     ]
   ])(
     '%#. https to a server that answers in plain HTTP (%s): said so, with the fix; not retried',
@@ -137,11 +137,11 @@ describe('RequestEngine', () => {
   test.each([
     [
       'http://127.0.0.1:8080/api/v1/',
-      'api-url http://127.0.0.1:8080/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /api/v1/api/v1/…: drop the suffix and use http://127.0.0.1:8080'
+      'baseUrl http://127.0.0.1:8080/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /api/v1/api/v1/…: drop the suffix and use http://127.0.0.1:8080'
     ],
     [
       'https://api.test/prefix/api/v1',
-      'api-url https://api.test/prefix/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /prefix/api/v1/api/v1/…: drop the suffix and use https://api.test/prefix'
+      'baseUrl https://api.test/prefix/api/v1 ends in /api/v1, which every endpoint path already starts with, so this request went to /prefix/api/v1/api/v1/…: drop the suffix and use https://api.test/prefix'
     ],
     ['https://api.test/api/v2', 'no such thing']
   ])('%#. a 404 below a base URL that ends in /api/v1 (%s) says to drop the suffix', async (baseUrl, hint) => {

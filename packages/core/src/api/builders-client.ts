@@ -35,7 +35,8 @@ export class BuildersClient implements BuilderApi {
    * entries are partly unusable rejects with a PartialAssignError naming the usable ids (they are billed).
    */
   async assignBuilder(profileName: string, opts: CallOpts = {}): Promise<AssignResponse> {
-    if (profileName.trim() === '') throw new InputError('profile-name', 'must not be empty');
+    const names = this.#engine.inputNames;
+    if (profileName.trim() === '') throw new InputError(names.profileName, 'must not be empty');
     const base = this.#engine.baseUrl;
     const spec: CallSpec = {
       method: 'BuildersClient.assignBuilder',
@@ -48,7 +49,7 @@ export class BuildersClient implements BuilderApi {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
       // The spec shows no error codes: a 404 may be the profile, or a base URL whose path is wrong.
-      notFoundHint: `unknown builder profile "${profileName}": check profile-name against the builder profiles in the web UI; or api-url (${base}) is not the service's API base, since a wrong path answers 404 too`,
+      notFoundHint: `unknown builder profile "${profileName}": check ${names.profileName} against the builder profiles in the web UI; or ${names.apiUrl} (${base}) is not the service's API base, since a wrong path answers 404 too`,
       unknownOutcomeHint: HINT_ASSIGN_UNKNOWN
     };
     const sent = await this.#engine.send(spec);

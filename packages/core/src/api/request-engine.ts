@@ -5,6 +5,7 @@ import {nullLogger, type Logger} from '../logger.js';
 import {ProxyError} from '../net/proxy-error.js';
 import {USER_AGENT} from '../version.js';
 import {bodyExcerpt} from './body-excerpt.js';
+import {serviceMessage} from './service-message.js';
 import {
   NodeHttpTransport,
   TransportError,
@@ -30,17 +31,36 @@ export interface RequestEngineOpts {
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
   userAgent?: string;
-  /** How hints name the URL and the key to fix: the actions' inputs by default, the CLI passes its flags. */
+  /**
+   * How hints name the URL, the key and the profile to fix: the SDK's own names by default (`baseUrl`, `token`);
+   * the actions pass their inputs (ACTION_INPUT_NAMES), the CLI its flags.
+   */
   inputNames?: Partial<ApiInputNames>;
 }
 
-/** The names of the API URL and key settings in hints. */
+/** The names of the API URL, key and profile settings in hints. */
 export interface ApiInputNames {
-  /** Default `api-url`. */
+  /** Default `baseUrl`, the option of the clients. */
   apiUrl: string;
-  /** Default `api-key`. */
+  /** Default `token`, the option of the clients. */
   apiKey: string;
+  /** Default `the profile name` (assignBuilder's argument). */
+  profileName: string;
 }
+
+/** The SDK's names: the clients' options. */
+export const SDK_INPUT_NAMES: Readonly<ApiInputNames> = {
+  apiUrl: 'baseUrl',
+  apiKey: 'token',
+  profileName: 'the profile name'
+};
+
+/** The actions' inputs. */
+export const ACTION_INPUT_NAMES: Readonly<ApiInputNames> = {
+  apiUrl: 'api-url',
+  apiKey: 'api-key',
+  profileName: 'profile-name'
+};
 
 /** What a client of the service is built from: the engine's options, or an engine shared with another client. */
 export type ClientOpts = RequestEngineOpts | {engine: RequestEngine};
@@ -118,7 +138,7 @@ export class RequestEngine {
     this.#timeoutMs = timeoutMs;
     this.#policy = new RetryPolicy({...opts.retry, random: opts.random});
     this.#userAgent = opts.userAgent ?? USER_AGENT;
-    this.#names = {apiUrl: 'api-url', apiKey: 'api-key', ...opts.inputNames};
+    this.#names = {...SDK_INPUT_NAMES, ...opts.inputNames};
     if (this.#token !== '') this.#logger.setSecret(this.#token);
   }
 
@@ -130,6 +150,11 @@ export class RequestEngine {
   /** The base URL without a trailing slash, for hints. */
   get baseUrl(): string {
     return this.#base;
+  }
+
+  /** How hints name the settings to fix. */
+  get inputNames(): Readonly<ApiInputNames> {
+    return this.#names;
   }
 
   /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
@@ -200,7 +225,8 @@ export class RequestEngine {
     throw new ApiError({
       call: spec.call,
       status: res.status,
-      bodyExcerpt: this.#excerpt(res.body),
+      // The service's message when its body has one, not the raw JSON around it.
+      bodyExcerpt: this.#excerpt(serviceMessage(res.body) ?? res.body),
       hint: withAttempts(
         (res.status === 404 ? this.#doubledPrefixHint() : undefined) ??
           statusHint(spec, res.status, this.#names, header(res, 'location')),

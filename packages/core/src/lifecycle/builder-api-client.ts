@@ -1,5 +1,6 @@
 import type {BuilderApi} from '../api/builder-api.js';
 import {BuildersClient} from '../api/builders-client.js';
+import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
 import {resolveRequestTimeoutMs} from '../inputs.js';
 import type {Logger} from '../logger.js';
 
@@ -30,7 +31,8 @@ export function createBuilderApiClient(opts: BuilderApiClientOpts): ClosableBuil
     baseUrl: opts.apiUrl,
     token: opts.token,
     requestTimeoutMs,
-    logger: opts.logger
+    logger: opts.logger,
+    inputNames: ACTION_INPUT_NAMES
   });
   const assignTimeoutMs = Math.max(opts.assignTimeoutMs ?? 0, requestTimeoutMs);
   return {

@@ -1,0 +1,178 @@
+import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import type {ExecResult} from '../../src/exec.js';
+import {exportRecord, type RecordExportOpts} from '../../src/record/record-export.js';
+import {exportPlan} from '../../src/record/record-plan.js';
+import type {RecordRef} from '../../src/record/record-refs.js';
+import {FakeClock} from '../fakes/fake-clock.js';
+import {FakeExec, type ExecCall} from '../fakes/fake-exec.js';
+import {RecordingLogger} from '../fakes/recording-logger.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-export-'));
+});
+afterEach(async () => {
+  await rm(dir, {recursive: true, force: true});
+});
+
+const REF_A: RecordRef = {builder: 'rb', node: 'rb0', ref: 'aaaaaaaaaaaa'};
+const REF_B: RecordRef = {builder: 'rb', node: 'rb0', ref: 'bbbbbbbbbbbb'};
+
+/** `buildx history` as a BuildKit with these records answers it: inspect JSON, export writes --output. */
+function historyExec(
+  clock: FakeClock,
+  opts: {inspectMs?: number; export?: (c: ExecCall) => Partial<ExecResult> | Promise<Partial<ExecResult>>} = {}
+): FakeExec {
+  return new FakeExec(async c => {
+    const [, , sub] = c.args;
+    if (sub === 'inspect') {
+      clock.advance(opts.inspectMs ?? 0);
+      const ref = c.args[c.args.length - 1];
+      return {
+        stdout: JSON.stringify({
+          Name: 'app',
+          Ref: ref,
+          Status: 'completed',
+          Duration: 1e9,
+          NumTotalSteps: 4,
+          NumCachedSteps: 2
+        })
+      };
+    }
+    if (sub === 'export') {
+      if (opts.export) return opts.export(c);
+      await writeFile(c.args[c.args.indexOf('--output') + 1] as string, 'gzip');
+      return {};
+    }
+    return {exitCode: 1, stderr: 'unexpected'};
+  });
+}
+
+function run(exec: FakeExec, clock: FakeClock, logger: RecordingLogger, over: Partial<RecordExportOpts> = {}) {
+  return exportRecord({
+    exec,
+    docker: 'docker',
+    logger,
+    clock,
+    builder: 'rb',
+    refs: [REF_A, REF_B],
+    plan: exportPlan('0.29.1'),
+    dir,
+    repository: 'octo/app',
+    endedAt: clock.now(),
+    ...over
+  });
+}
+
+const exports = (exec: FakeExec) => exec.argvs.filter(a => a[2] === 'export');
+
+describe('exportRecord', () => {
+  test('buildx >= 0.24: each ref inspected, then one export of every ref with --finalize, no wait', async () => {
+    const clock = new FakeClock(1000);
+    const exec = historyExec(clock);
+    const r = await run(exec, clock, new RecordingLogger());
+    expect(exports(exec)).toEqual([
+      [
+        'buildx',
+        'history',
+        'export',
+        '--builder',
+        'rb',
+        '--output',
+        join(dir, 'octo~app~AAAAAA+1.dockerbuild'),
+        '--finalize',
+        'aaaaaaaaaaaa',
+        'bbbbbbbbbbbb'
+      ]
+    ]);
+    expect(clock.sleeps).toEqual([]);
+    expect(r).toMatchObject({fileName: 'octo~app~AAAAAA+1.dockerbuild', sizeBytes: 4, warnings: []});
+    expect(r.entries.map(e => [e.ref, e.status, e.durationMs, e.numCachedSteps])).toEqual([
+      ['aaaaaaaaaaaa', 'completed', 1000, 2],
+      ['bbbbbbbbbbbb', 'completed', 1000, 2]
+    ]);
+  });
+
+  test('buildx 0.23: no --finalize; waits what is left of 3 s after the build, the inspects counted in', async () => {
+    const clock = new FakeClock(1000);
+    const exec = historyExec(clock, {inspectMs: 600});
+    const r = await run(exec, clock, new RecordingLogger(), {plan: exportPlan('0.23.0')});
+    // Two inspects of 600 ms each (the fake runs them one after the other on its clock).
+    expect(clock.sleeps).toEqual([1800]);
+    expect(exports(exec)[0]).not.toContain('--finalize');
+    expect(r.fileName).toBeDefined();
+  });
+
+  test('a ref built on two nodes: buildx < 0.33 says only one node is exported; >= 0.33 exports both', async () => {
+    const refs = [REF_A, {...REF_A, node: 'rb1'}];
+    const clock = new FakeClock();
+    const old = await run(historyExec(clock), clock, new RecordingLogger(), {refs, plan: exportPlan('0.29.1')});
+    expect(old.warnings).toEqual([
+      expect.stringMatching(/^build AAAAAA ran on nodes rb0, rb1: buildx < 0\.33 exports one node's record/)
+    ]);
+    expect(old.entries).toEqual([expect.objectContaining({ref: 'aaaaaaaaaaaa', node: 'rb0,rb1'})]);
+    const now = await run(historyExec(clock), clock, new RecordingLogger(), {refs, plan: exportPlan('0.33.0')});
+    expect(now.warnings).toEqual([]);
+  });
+
+  test('no ref (docker: "requires a build reference"): nothing runs', async () => {
+    const clock = new FakeClock();
+    const exec = historyExec(clock);
+    const r = await run(exec, clock, new RecordingLogger(), {refs: []});
+    expect(r).toMatchObject({skipped: 'Build summary requires a build reference', entries: []});
+    expect(exec.calls).toEqual([]);
+  });
+
+  test('history turned off on the builder: every inspect finds no record, no export is tried', async () => {
+    const clock = new FakeClock();
+    const exec = new FakeExec(c => ({
+      exitCode: 1,
+      stderr: `ERROR: no record found for ref "${c.args[c.args.length - 1]}"\n`
+    }));
+    const logger = new RecordingLogger();
+    const r = await run(exec, clock, logger);
+    expect(r.skipped).toMatch(/^No build record on builder "rb": its BuildKit keeps no history/);
+    expect(exports(exec)).toEqual([]);
+    expect(logger.messages('warning')).toEqual([]);
+  });
+
+  test('the export fails: one warning line, buildx output as untrusted text, no file', async () => {
+    const clock = new FakeClock();
+    const exec = historyExec(clock, {
+      export: () => ({exitCode: 1, stderr: 'ERROR: failed to export: connection reset\n'})
+    });
+    const logger = new RecordingLogger();
+    const r = await run(exec, clock, logger);
+    expect(logger.messages('warning')).toEqual([
+      'Build record not exported: buildx history export failed: ERROR: failed to export: connection reset; the builder is torn down as usual'
+    ]);
+    expect(r).toMatchObject({
+      skipped: expect.stringContaining('connection reset'),
+      warnings: [expect.stringContaining('connection reset')]
+    });
+    expect(r.filePath).toBeUndefined();
+    expect(r.entries).toHaveLength(2);
+    expect(logger.messages('untrusted')).toEqual(['ERROR: failed to export: connection reset']);
+  });
+
+  test('an export that hangs is stopped at the bound: one warning line, the caller goes on', async () => {
+    const clock = new FakeClock();
+    const exec = historyExec(clock, {
+      export: c =>
+        new Promise(resolve => {
+          c.opts.signal?.addEventListener('abort', () => resolve({exitCode: -1, killed: 'aborted'}));
+          clock.advance(5000);
+        })
+    });
+    const logger = new RecordingLogger();
+    const r = await run(exec, clock, logger, {boundMs: 5000});
+    expect(logger.messages('warning')).toEqual([
+      'Build record not exported: it did not finish within 5 s; the builder is torn down as usual'
+    ]);
+    expect(r.skipped).toContain('did not finish within 5 s');
+    expect(exports(exec)[0]?.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,94 @@
+import {describe, expect, test} from '@jest/globals';
+import {mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {parseHistoryInspect} from '../../src/record/record-inspect.js';
+import {refsFromFolder, refsFromMetadata, uniqueRefs} from '../../src/record/record-refs.js';
+
+describe('refsFromMetadata', () => {
+  test("build-push's ref, on the builder asked", () => {
+    const meta = {'buildx.build.ref': 'rb/rb0/abcdefghij', 'containerimage.digest': 'sha256:0'};
+    expect(refsFromMetadata(meta, 'rb')).toEqual([{builder: 'rb', node: 'rb0', ref: 'abcdefghij'}]);
+    expect(refsFromMetadata(meta, 'other')).toEqual([]);
+  });
+
+  test("bake's refs, one per target; a malformed one is left out", () => {
+    const meta = {
+      app: {'buildx.build.ref': 'rb/rb0/aaaaaaaaaa'},
+      db: {'buildx.build.ref': 'rb/rb1/bbbbbbbbbb'},
+      bad: {'buildx.build.ref': 'rb/only-two'},
+      'buildx.build.warnings': 'x'
+    };
+    expect(refsFromMetadata(meta, 'rb').map(r => r.ref)).toEqual(['aaaaaaaaaa', 'bbbbbbbbbb']);
+  });
+});
+
+describe('refsFromFolder', () => {
+  test("every node's refs since the step began, oldest first; older ones and stray files left out", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refs-'));
+    try {
+      const at = (node: string, ref: string, s: number): void => {
+        mkdirSync(join(dir, 'refs', 'rb', node), {recursive: true});
+        writeFileSync(join(dir, 'refs', 'rb', node, ref), '{}');
+        utimesSync(join(dir, 'refs', 'rb', node, ref), s, s);
+      };
+      at('rb0', 'newerrefnode0', 2000);
+      at('rb1', 'newerrefnode0', 2001);
+      at('rb0', 'firstrefxxxx', 1500);
+      at('rb0', 'oldrefxxxxxx', 100);
+      at('rb0', '.tmp-x', 2000);
+      expect(refsFromFolder(dir, 'rb', 1000_000).map(r => `${r.node}/${r.ref}`)).toEqual([
+        'rb0/firstrefxxxx',
+        'rb0/newerrefnode0',
+        'rb1/newerrefnode0'
+      ]);
+      expect(refsFromFolder(dir, 'absent', 0)).toEqual([]);
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  test('uniqueRefs keeps the first of each node/ref', () => {
+    const r = {builder: 'rb', node: 'n', ref: 'x'};
+    expect(uniqueRefs([r, {...r}, {...r, node: 'm'}])).toEqual([r, {...r, node: 'm'}]);
+  });
+});
+
+describe('parseHistoryInspect', () => {
+  test("a failed build: docker's facts, ns to ms, the error message", () => {
+    const out = JSON.stringify({
+      Name: 'app',
+      Ref: 'abcdefghij',
+      Status: 'failed',
+      Duration: 2_500_000_000,
+      NumCompletedSteps: 3,
+      NumTotalSteps: 5,
+      NumCachedSteps: 1,
+      Error: {Code: 2, Message: 'process "/bin/sh -c false" did not complete successfully: exit code: 1'}
+    });
+    expect(parseHistoryInspect(out, 'abcdefghij', 'rb0')).toEqual({
+      ref: 'abcdefghij',
+      node: 'rb0',
+      name: 'app',
+      status: 'failed',
+      durationMs: 2500,
+      numCompletedSteps: 3,
+      numTotalSteps: 5,
+      numCachedSteps: 1,
+      error: 'process "/bin/sh -c false" did not complete successfully: exit code: 1'
+    });
+  });
+
+  test("the failed step's name and logs when there is no message; none for a cancelled build", () => {
+    const error = {Name: '[2/2] RUN false', Logs: ['line 1', 'line 2']};
+    expect(parseHistoryInspect(JSON.stringify({Status: 'failed', Error: error}), 'r').error).toBe(
+      '=> [2/2] RUN false\nline 1\nline 2'
+    );
+    expect(parseHistoryInspect(JSON.stringify({Status: 'canceled', Error: {Message: 'x'}}), 'r').error).toBeUndefined();
+  });
+
+  test('output that is not a JSON object throws', () => {
+    expect(() => parseHistoryInspect('[]', 'r')).toThrow('no JSON object');
+    expect(() => parseHistoryInspect('ERROR', 'r')).toThrow();
+  });
+});

@@ -1,0 +1,205 @@
+import {statSync} from 'node:fs';
+import {join} from 'node:path';
+import type {Clock} from '../clock.js';
+import {linkedSignal} from '../deadline.js';
+import {errorMessage} from '../errors.js';
+import {lastLine, type Exec, type ExecResult} from '../exec.js';
+import type {Logger} from '../logger.js';
+import type {BuildRecordEntry} from '../report/run-record.js';
+import {historyExportArgs, historyInspectArgs} from './record-args.js';
+import {recordFileName} from './record-file-name.js';
+import {parseHistoryInspect} from './record-inspect.js';
+import type {ExportPlan} from './record-plan.js';
+import type {RecordRef} from './record-refs.js';
+
+/**
+ * The longest the record may hold a builder before its teardown: the `history inspect` calls, the wait
+ * without --finalize and `history export` together. Past it the export is abandoned (its process killed),
+ * with one warning, and the teardown goes ahead.
+ */
+export const RECORD_EXPORT_BOUND_MS = 20_000;
+
+export interface RecordExportOpts {
+  exec: Exec;
+  /** The docker CLI. */
+  docker: string;
+  logger: Logger;
+  clock: Clock;
+  /** The buildx builder the refs are on. */
+  builder: string;
+  /** The step's refs on `builder`, every node's (refsFromMetadata, refsFromFolder). */
+  refs: RecordRef[];
+  plan: ExportPlan;
+  /** The folder the file is written to (the step's private one). */
+  dir: string;
+  /** `owner/repo`, for the file's name. */
+  repository?: string;
+  /** When the build ended (ms of `clock`): the wait without --finalize counts from it. */
+  endedAt: number;
+  /** Default RECORD_EXPORT_BOUND_MS. */
+  boundMs?: number;
+  /** Cancellation of the step: the export stops at once. */
+  signal?: AbortSignal;
+}
+
+/** What one export before a teardown left. Exactly one of `skipped` and `filePath` is set. */
+export interface RecordExport {
+  skipped?: string;
+  filePath?: string;
+  fileName?: string;
+  sizeBytes?: number;
+  exportMs: number;
+  entries: BuildRecordEntry[];
+  /** What could not be had (a ref's facts, other nodes' records, the file), one line each. */
+  warnings: string[];
+}
+
+/**
+ * Exports the records of `refs` from the builder's BuildKit into one `.dockerbuild` file while the builder
+ * exists: `history inspect` of each ref (the summary's facts), then one `history export` of every ref, with
+ * --finalize (buildx >= 0.24) or after the bounded wait, all within `boundMs`. Never throws: what failed is
+ * in `warnings` (a failed export also as one warning line in the log), and the caller tears down as usual.
+ */
+export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport> {
+  const {clock, logger, plan} = opts;
+  const started = clock.now();
+  const boundMs = opts.boundMs ?? RECORD_EXPORT_BOUND_MS;
+  const refs = byRef(opts.refs);
+  const warnings = plan.everyNode ? [] : oneNodeWarnings(refs);
+  const done = (r: Omit<RecordExport, 'exportMs' | 'warnings'>): RecordExport => ({
+    ...r,
+    warnings,
+    exportMs: clock.now() - started
+  });
+  if (refs.length === 0) return done({skipped: 'Build summary requires a build reference', entries: []});
+
+  const limit = linkedSignal({parents: [opts.signal], timeoutMs: boundMs, clock});
+  const left = (): number => Math.max(1, boundMs - (clock.now() - started));
+  const run = (args: string[]): Promise<ExecResult> =>
+    opts.exec.run(opts.docker, args, {silent: true, timeoutMs: left(), signal: limit.signal});
+  try {
+    const entries = await Promise.all(refs.map(r => inspect(opts.builder, r, run, warnings)));
+    if (entries.every(e => e.missing)) {
+      return done({
+        skipped: `No build record on builder "${opts.builder}": its BuildKit keeps no history of the step's builds (history turned off, or the records were deleted)`,
+        entries: entries.map(e => e.entry)
+      });
+    }
+    const wait = opts.endedAt + plan.settleMs - clock.now();
+    if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
+
+    const fileName = recordFileName(
+      opts.repository,
+      refs.map(r => r.ref)
+    );
+    const filePath = join(opts.dir, fileName);
+    const args = historyExportArgs({
+      builder: opts.builder,
+      output: filePath,
+      refs: refs.map(r => r.ref),
+      finalize: plan.finalize
+    });
+    const res = await run(args);
+    const failed = exportFailure(res, opts.signal, boundMs);
+    if (failed !== undefined) {
+      if (res.stderr.trim() !== '') logger.untrusted(res.stderr.trim());
+      logger.warning(`Build record not exported: ${failed}; the builder is torn down as usual`);
+      warnings.push(failed);
+      return done({skipped: `The build record could not be exported: ${failed}`, entries: entries.map(e => e.entry)});
+    }
+    const sizeBytes = fileSize(filePath);
+    if (sizeBytes === undefined) {
+      const why = `buildx history export wrote no ${fileName}`;
+      logger.warning(`Build record not exported: ${why}; the builder is torn down as usual`);
+      warnings.push(why);
+      return done({skipped: `The build record could not be exported: ${why}`, entries: entries.map(e => e.entry)});
+    }
+    return done({filePath, fileName, sizeBytes, entries: entries.map(e => e.entry)});
+  } catch (e) {
+    // Only the wait throws: the bound ran out, or the step was cancelled.
+    const why = opts.signal?.aborted
+      ? 'the step was cancelled'
+      : `it did not finish within ${boundMs / 1000} s (${errorMessage(e)})`;
+    logger.warning(`Build record not exported: ${why}; the builder is torn down as usual`);
+    warnings.push(why);
+    return done({skipped: `The build record could not be exported: ${why}`, entries: []});
+  } finally {
+    limit.dispose();
+  }
+}
+
+/** One ref with the nodes that built it. */
+interface NodesOfRef {
+  ref: string;
+  nodes: string[];
+}
+
+function byRef(refs: RecordRef[]): NodesOfRef[] {
+  const out = new Map<string, string[]>();
+  for (const r of refs) {
+    const nodes = out.get(r.ref) ?? [];
+    if (!nodes.includes(r.node)) nodes.push(r.node);
+    out.set(r.ref, nodes);
+  }
+  return [...out].map(([ref, nodes]) => ({ref, nodes}));
+}
+
+/** buildx < 0.33 exports the newest record of a ref across the nodes: one line for each ref several nodes built. */
+function oneNodeWarnings(refs: NodesOfRef[]): string[] {
+  return refs
+    .filter(r => r.nodes.length > 1)
+    .map(
+      r =>
+        `build ${r.ref.slice(0, 6).toUpperCase()} ran on nodes ${r.nodes.join(', ')}: buildx < 0.33 exports one node's record of it (the newest); buildx >= 0.33 exports each node's ("buildx-version: latest")`
+    );
+}
+
+async function inspect(
+  builder: string,
+  r: NodesOfRef,
+  run: (args: string[]) => Promise<ExecResult>,
+  warnings: string[]
+): Promise<{entry: BuildRecordEntry; missing?: boolean}> {
+  const node = r.nodes.join(',');
+  const res = await run(historyInspectArgs(builder, r.ref)).catch((e: unknown): ExecResult => ({
+    exitCode: -1,
+    stdout: '',
+    stderr: errorMessage(e)
+  }));
+  const short = r.ref.slice(0, 6).toUpperCase();
+  if (res.exitCode !== 0) {
+    const missing = /no record found/i.test(`${res.stderr}\n${res.stdout}`);
+    warnings.push(`build ${short}: history inspect failed: ${res.killed ? `killed (${res.killed})` : lastLine(res)}`);
+    return {entry: {ref: r.ref, node}, missing};
+  }
+  try {
+    return {entry: parseHistoryInspect(res.stdout, r.ref, node)};
+  } catch (e) {
+    warnings.push(`build ${short}: history inspect printed no record (${errorMessage(e)})`);
+    return {entry: {ref: r.ref, node}};
+  }
+}
+
+/** Why `history export` gave no file, one line; undefined when it did. */
+function exportFailure(res: ExecResult, signal: AbortSignal | undefined, boundMs: number): string | undefined {
+  if (signal?.aborted || res.killed === 'aborted') {
+    return signal?.aborted ? 'the step was cancelled' : `it did not finish within ${boundMs / 1000} s`;
+  }
+  if (res.killed === 'timeout') return `it did not finish within ${boundMs / 1000} s`;
+  if (res.exitCode !== 0) {
+    const line = lastLine(res);
+    if (/no record found/i.test(line)) {
+      return `the builder has no history of the build (history turned off in its BuildKit?): ${line}`;
+    }
+    return `buildx history export failed: ${line}`;
+  }
+  return undefined;
+}
+
+function fileSize(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,188 @@
+import {rmSync} from 'node:fs';
+import {systemClock, type Clock} from '../clock.js';
+import type {BuildMetadata} from '../docker/build-result.js';
+import type {Exec} from '../exec.js';
+import type {Logger} from '../logger.js';
+import type {BuildRecordReport, RecordUpload} from '../report/run-record.js';
+import type {RunRecorder} from '../report/run-recorder.js';
+import {exportRecord, type RecordExport} from './record-export.js';
+import {recordSkipReason} from './record-gate.js';
+import {exportPlan, type ExportPlan} from './record-plan.js';
+import {refsFromFolder, refsFromMetadata, uniqueRefs} from './record-refs.js';
+import {readRecordSwitches, RecordEnv, type RecordSwitches} from './record-switches.js';
+import {uploadBuildRecord} from './record-upload.js';
+
+/** Uploads a record file as one artifact; never throws (record-upload.ts's uploadBuildRecord in production). */
+export type UploadRecord = (opts: {
+  filePath: string;
+  name: string;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  retentionDays?: number;
+}) => Promise<RecordUpload>;
+
+export interface StepBuildRecordOpts {
+  exec: Exec;
+  /** The docker CLI. */
+  docker: string;
+  logger: Logger;
+  clock?: Clock;
+  /** The step's environment (DOCKER_BUILD_RECORD_*, GITHUB_SERVER_URL). */
+  env: NodeJS.ProcessEnv;
+  /** The step's private folder: the record file is written there and removed after the upload. */
+  dir: string;
+  /** buildx's config dir (Buildx.configDir), asked at the export: the refs folder is `<it>/refs/<builder>/<node>/<ref>`. */
+  configDir: () => string;
+  /** `owner/repo`, for the file's name. */
+  repository?: string;
+  /** The buildx version this step measured (`docker buildx version`). */
+  buildxVersion: string;
+  /** DOCKER_BUILD_SUMMARY as the step read it. */
+  summary: boolean;
+  /** build-push's `call` input. */
+  call?: string;
+  /** The metadata file of the last build (its refs; a failed build has none: the refs folder has them). */
+  readMetadata: () => BuildMetadata | undefined;
+  /** Default uploadBuildRecord. */
+  upload?: UploadRecord;
+  signal?: AbortSignal;
+  /** Time limit of each export (RECORD_EXPORT_BOUND_MS). */
+  boundMs?: number;
+}
+
+/**
+ * The step's build record, docker's `.dockerbuild`: `exportFrom` before each teardown of a builder the step
+ * built on (the records live in its BuildKit), `publish` after the teardown (the upload needs no builder, so
+ * the record adds only the export to the billed time), which records the BuildRecordReport. Nothing here
+ * throws or fails the step.
+ */
+export class StepBuildRecord {
+  readonly #opts: StepBuildRecordOpts;
+  readonly #clock: Clock;
+  readonly #skipped: string | undefined;
+  readonly #plan: ExportPlan;
+  readonly #switches: RecordSwitches;
+  /** Builds after this (epoch ms) are the step's: the refs folder is read from it on. */
+  readonly #since: number;
+  readonly #exports: RecordExport[] = [];
+  #told = false;
+
+  constructor(opts: StepBuildRecordOpts) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    this.#since = Date.now();
+    this.#skipped = recordSkipReason(opts);
+    this.#plan = exportPlan(opts.buildxVersion);
+    this.#switches = this.#skipped === undefined ? readRecordSwitches(opts.env, opts.logger) : {upload: false};
+  }
+
+  /** Why there is no record (docker's words), or undefined. */
+  get skipped(): string | undefined {
+    return this.#skipped;
+  }
+
+  /**
+   * Exports the records of the step's builds on `builder` (every node, every attempt there) while it still
+   * exists; call right after the build, before the teardown. Bounded (RECORD_EXPORT_BOUND_MS); never throws.
+   */
+  async exportFrom(builder: string): Promise<void> {
+    const {logger} = this.#opts;
+    if (this.#skipped !== undefined) {
+      if (!this.#told) logger.info(`No build record: ${this.#skipped}`);
+      this.#told = true;
+      return;
+    }
+    const endedAt = this.#clock.now();
+    const o = this.#opts;
+    if (o.signal?.aborted) {
+      this.#exports.push({skipped: 'the step was cancelled', entries: [], warnings: [], exportMs: 0});
+      return;
+    }
+    let metadata: BuildMetadata | undefined;
+    try {
+      metadata = o.readMetadata();
+    } catch {
+      metadata = undefined;
+    }
+    const refs = uniqueRefs([
+      ...refsFromMetadata(metadata, builder),
+      ...refsFromFolder(o.configDir(), builder, this.#since)
+    ]);
+    const exported = await logger.group(`Exporting the build record from builder "${builder}"`, async () => {
+      const r = await exportRecord({
+        exec: o.exec,
+        docker: o.docker,
+        logger,
+        clock: this.#clock,
+        builder,
+        refs,
+        plan: this.#plan,
+        dir: o.dir,
+        repository: o.repository,
+        endedAt,
+        boundMs: o.boundMs,
+        signal: o.signal
+      });
+      for (const w of r.warnings) logger.info(w);
+      if (r.fileName !== undefined) {
+        logger.info(`Exported ${r.fileName} (${r.sizeBytes} bytes, ${r.entries.length} builds) in ${r.exportMs} ms`);
+      } else if (r.skipped !== undefined && !r.warnings.some(w => r.skipped?.endsWith(w))) {
+        logger.info(`No build record: ${r.skipped}`);
+      }
+      return r;
+    });
+    this.#exports.push(exported);
+  }
+
+  /**
+   * After the teardown: uploads the exported file (unless DOCKER_BUILD_RECORD_UPLOAD=false), removes it, and
+   * records the report. A step whose builds went to several builders (a retry on new ones) keeps the last
+   * exported file; the others' builds stay in the entries and a warning says so.
+   */
+  async publish(recorder: Pick<RunRecorder, 'buildRecord'>): Promise<BuildRecordReport> {
+    const report = await this.#publish();
+    recorder.buildRecord(report);
+    return report;
+  }
+
+  async #publish(): Promise<BuildRecordReport> {
+    const o = this.#opts;
+    if (this.#skipped !== undefined) return {skipped: this.#skipped, entries: [], warnings: []};
+    const exports = this.#exports.splice(0);
+    const entries = exports.flatMap(e => e.entries);
+    const warnings = exports.flatMap(e => e.warnings);
+    const exportMs = exports.reduce((sum, e) => sum + e.exportMs, 0);
+    const files = exports.filter(e => e.filePath !== undefined);
+    const file = files[files.length - 1];
+    if (exports.length === 0) return {skipped: 'No build ran', entries, warnings};
+    if (!file?.filePath || !file.fileName) {
+      return {skipped: exports[exports.length - 1]?.skipped ?? 'No build record', entries, warnings, exportMs};
+    }
+    for (const dropped of files.slice(0, -1)) {
+      warnings.push(
+        `the record of the replaced builder (${dropped.fileName}) is not uploaded: one record file per step`
+      );
+      remove(dropped.filePath);
+    }
+    const report: BuildRecordReport = {fileName: file.fileName, sizeBytes: file.sizeBytes, exportMs, entries, warnings};
+    if (!this.#switches.upload) {
+      o.logger.info(`Build record not uploaded: ${RecordEnv.Upload}=false`);
+      report.upload = {skipped: `${RecordEnv.Upload}=false`};
+    } else {
+      const upload = o.upload ?? uploadBuildRecord;
+      report.upload = await upload({
+        filePath: file.filePath,
+        name: file.fileName,
+        logger: o.logger,
+        env: o.env,
+        retentionDays: this.#switches.retentionDays
+      }).catch((e: unknown) => ({error: e instanceof Error ? e.message : String(e)}));
+    }
+    remove(file.filePath);
+    return report;
+  }
+}
+
+function remove(path: string | undefined): void {
+  if (path) rmSync(path, {force: true});
+}

@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
@@ -7,6 +7,7 @@ import {formatJobReport} from '../../src/harness/job-report.js';
 import {LogMasker} from '../../src/harness/log-masker.js';
 import {readWorkflow, REPO_ROOT, type Workflow} from '../../src/harness/workflow-file.js';
 import {planJob, runWorkflowJob, type JobEvent, type WorkflowJobResult} from '../../src/harness/workflow-job.js';
+import {fixture} from './fixture.js';
 
 const EXAMPLE = join(REPO_ROOT, 'examples/configure-custom-step.yml');
 
@@ -147,6 +148,43 @@ describe('runWorkflowJob: an example against the emulator, with the fake docker'
     expect(emu.issuedClientKeys().length).toBeGreaterThan(0);
     for (const key of emu.issuedClientKeys()) {
       for (const line of key.split('\n').filter(l => l.length > 20)) expect(text).not.toContain(line);
+    }
+  });
+});
+
+describe('runWorkflowJob: actionEnv', () => {
+  test("action steps get the artifact service's variables, run: steps do not, and the token is masked", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'harness-action-env-'));
+    try {
+      mkdirSync(join(root, 'actions', 'probe'), {recursive: true});
+      writeFileSync(
+        join(root, 'actions', 'probe', 'action.yml'),
+        `name: probe\nruns:\n  using: node24\n  main: ${JSON.stringify(fixture('report-env.mjs'))}\n`
+      );
+      const token = 'runtime-token-7f3a9c41e2';
+      const jobMasker = new LogMasker();
+      const job = await runWorkflowJob({
+        workflow: workflow({}, {id: 'act', uses: './actions/probe', run: undefined}),
+        file: 'w.yml',
+        root,
+        workDir: join(root, 'job'),
+        actionEnv: {ACTIONS_RESULTS_URL: 'http://127.0.0.1:9/', ACTIONS_RUNTIME_TOKEN: token},
+        masker: jobMasker
+      });
+      const shell = await runWorkflowJob({
+        workflow: workflow({}, {id: 'sh', run: 'echo "seen=${ACTIONS_RUNTIME_TOKEN:-none}" >> "$GITHUB_OUTPUT"'}),
+        file: 'w.yml',
+        root,
+        workDir: join(root, 'job-2'),
+        actionEnv: {ACTIONS_RESULTS_URL: 'http://127.0.0.1:9/', ACTIONS_RUNTIME_TOKEN: token}
+      });
+
+      const env = JSON.parse(job.outputs.act?.env ?? '{}') as Record<string, string>;
+      expect([env.ACTIONS_RESULTS_URL, env.ACTIONS_RUNTIME_TOKEN]).toEqual(['http://127.0.0.1:9/', token]);
+      expect(shell.outputs.sh?.seen).toBe('none');
+      expect(jobMasker.mask(`token ${token}`)).toBe('token ***');
+    } finally {
+      rmSync(root, {recursive: true, force: true});
     }
   });
 });

@@ -242,6 +242,7 @@ async function jobCommand(args: string[]): Promise<number> {
       secrets,
       vars,
       env,
+      actionEnv: emu?.artifacts.runnerEnv(),
       inheritEnv: values['inherit-env'],
       workDir,
       workspace,

@@ -168,6 +168,11 @@ export interface WorkflowJobOpts {
   vars?: Record<string, string>;
   /** The runner machine's variables (over PATH and HOME), e.g. a fake docker on PATH; under the workflow's env. */
   env?: Record<string, string>;
+  /**
+   * What the runner gives action steps (main and post) but not `run:` steps, over everything else: an artifact
+   * service's ACTIONS_RESULTS_URL and ACTIONS_RUNTIME_TOKEN (`Emulator.artifacts.runnerEnv()`). The token is masked.
+   */
+  actionEnv?: Record<string, string>;
   inheritEnv?: boolean;
   /** The job's folder: runner-temp/ and the run: scripts go under it. */
   workDir: string;
@@ -215,7 +220,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
   await mkdir(workspace, {recursive: true});
   const secrets = {GITHUB_TOKEN: FAKE_GITHUB_TOKEN, ...opts.secrets};
   for (const value of Object.values(secrets)) masker.addSecret(value);
-  for (const value of knownSecrets({env: opts.env})) masker.addSecret(value);
+  for (const value of knownSecrets({env: {...opts.env, ...opts.actionEnv}})) masker.addSecret(value);
 
   const ctx: ExpressionContext = {
     secrets,
@@ -348,7 +353,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
             ...common,
             script: planned.manifest.mainScript,
             inputs,
-            env,
+            env: {...env, ...opts.actionEnv},
             prependPath: paths,
             cancel: opts.cancel,
             onLine: onLine(record)
@@ -380,7 +385,7 @@ export async function runWorkflowJob(opts: WorkflowJobOpts): Promise<WorkflowJob
         ...common,
         script: post.script,
         inputs: post.inputs,
-        env: stepProcessEnv({...jobEnv, ...exported, ...post.stepEnv}),
+        env: {...stepProcessEnv({...jobEnv, ...exported, ...post.stepEnv}), ...opts.actionEnv},
         state: post.state,
         prependPath: paths,
         onLine: onLine(post.record)

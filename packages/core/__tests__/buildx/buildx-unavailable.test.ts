@@ -3,7 +3,7 @@ import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx, BuildxError} from '../../src/buildx/buildx.js';
-import {BuildxUnavailableError} from '../../src/buildx/buildx-unavailable.js';
+import {BuildxUnavailableError, INSTALL_BUILDX_ALTERNATIVE} from '../../src/buildx/buildx-unavailable.js';
 import {NodeExec} from '../../src/exec.js';
 
 /**
@@ -78,5 +78,35 @@ describe('docker buildx version against fake docker CLIs', () => {
   test('a dev build of buildx reports its commit, which passes every gate', async () => {
     const docker = script('dev', `echo "github.com/docker/buildx 1a2b3c4 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"`);
     await expect(version(docker)).resolves.toBe('1a2b3c4');
+  });
+});
+
+describe('the ways out suggested are only those that fix it', () => {
+  const configureWays = `${INSTALL_BUILDX_ALTERNATIVE}, or set "setup-buildx: false" to only assign the builders`;
+
+  test('without docker, installing buildx is not suggested (the plugin needs the Docker CLI)', () => {
+    const e = new BuildxUnavailableError({
+      reason: 'no-docker',
+      detail: 'spawn docker ENOENT',
+      alternative: configureWays
+    });
+    expect(e.message).toBe(
+      'docker buildx is not available: the Docker CLI ("docker") is not on PATH (spawn docker ENOENT): run the job on a ' +
+        'runner with the Docker CLI and its buildx plugin (GitHub-hosted Ubuntu runners have both), or set "setup-buildx: false" ' +
+        'to only assign the builders'
+    );
+    const alone = new BuildxUnavailableError({
+      reason: 'no-docker',
+      detail: 'ENOENT',
+      alternative: INSTALL_BUILDX_ALTERNATIVE
+    });
+    expect(alone.message).not.toContain('buildx-version');
+  });
+
+  test('docker without its buildx plugin: installing one is suggested', () => {
+    const e = new BuildxUnavailableError({reason: 'no-buildx', detail: 'unknown command', alternative: configureWays});
+    expect(e.message).toMatch(
+      /\(GitHub-hosted Ubuntu runners do\), or set "buildx-version: latest" to install one, or set "setup-buildx: false" to only assign the builders$/
+    );
   });
 });

@@ -1,3 +1,4 @@
+import {BUILDX_VERSION_INPUT} from '../buildx-install/buildx-version.js';
 import type {ExecResult} from '../exec.js';
 import {BuildxError} from './buildx-error.js';
 
@@ -7,13 +8,25 @@ export type BuildxUnavailableReason = 'no-docker' | 'no-buildx' | 'broken' | 'ti
 /** Where buildx comes from, named in every fix. */
 export const BUILDX_DOCS_URL = 'https://docs.docker.com/go/buildx/';
 
+/**
+ * The way out offered when the runner has no buildx: the step installs the plugin. It needs a docker CLI to plug
+ * into, so it is left out of the message when there is no docker at all (it would fail the same way).
+ */
+export const INSTALL_BUILDX_ALTERNATIVE = `set "${BUILDX_VERSION_INPUT}: latest" to install one`;
+
+/** How `alternative` separates several ways out ("a, or b"). */
+const ALTERNATIVES = ', or ';
+
 export interface BuildxUnavailableErrorOpts {
   reason: BuildxUnavailableReason;
   /** docker's own words (its stderr, whole), or the spawn error. */
   detail: string;
   /** The docker CLI that was run. */
   docker?: string;
-  /** One more way out, appended to the fix as ", or …" (e.g. `set "setup-buildx: false" to only assign the builders`). */
+  /**
+   * More ways out, appended to the fix as ", or …" (e.g. `set "setup-buildx: false" to only assign the builders`),
+   * several joined with ", or "; INSTALL_BUILDX_ALTERNATIVE among them is dropped when there is no docker CLI.
+   */
   alternative?: string;
 }
 
@@ -34,7 +47,10 @@ export class BuildxUnavailableError extends BuildxError {
       broken: `\`${docker} buildx version\` failed (${opts.detail})`,
       timeout: `\`${docker} buildx version\` did not answer (${opts.detail})`
     };
-    const alternative = opts.alternative ? `, or ${opts.alternative}` : '';
+    const ways = (opts.alternative ?? '')
+      .split(ALTERNATIVES)
+      .filter(way => way !== '' && !(opts.reason === 'no-docker' && way === INSTALL_BUILDX_ALTERNATIVE));
+    const alternative = ways.map(way => `${ALTERNATIVES}${way}`).join('');
     super(`docker buildx is not available: ${what[opts.reason]}: ${defaultFix(opts.reason)}${alternative}`, {
       timedOut: opts.reason === 'timeout'
     });

@@ -17,7 +17,7 @@ export enum BuildxInstallState {
 }
 
 /** The way out offered when the runner has no buildx (BuildxUnavailableError's `alternative`). */
-export const INSTALL_BUILDX_ALTERNATIVE = `set "${BUILDX_VERSION_INPUT}: latest" to install one`;
+export {INSTALL_BUILDX_ALTERNATIVE} from '../buildx/buildx-unavailable.js';
 
 /** Appended to the buildx version gates' messages: how to get a buildx recent enough for an input. */
 export function newerBuildxHint(min?: string): string {

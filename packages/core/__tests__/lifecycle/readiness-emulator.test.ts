@@ -129,8 +129,9 @@ test('a builder ready after 25 s: progress lines at 10 and 20 s naming it pendin
     `Still waiting after 20 s of 60 s: builder ${id} pending`
   ]);
   expect(stamps).toEqual([10_000, 20_000]);
-  // 251 polls (every 100 ms from 0 to 25 s), two debug lines: the first status and ready.
-  expect(b.detailsRequests).toBe(251);
+  // 71 polls (every 250 ms for the first 15 s, then every second up to 25 s), two debug lines: the first
+  // status and ready.
+  expect(b.detailsRequests).toBe(71);
   expect(logger.messages('debug')).toEqual([
     `waitForBuilderReady: ${id}: details lack host, ca, client_cert, client_key (status "pending")`,
     `waitForBuilderReady: ${id}: ready`
@@ -189,10 +190,10 @@ test('rate-limited: two 429s with Retry-After over real HTTP are waited out, the
       })
     );
     expect(outcome).toMatchObject({id});
-    // 3 s each time the service asked; each 429 doubled the 100 ms period (200, then 400 ms), and 400 ms stays
-    // for the rest of the wait.
-    expect(sleeps.slice(0, 3)).toEqual([3000, 3000, 400]);
-    expect(new Set(sleeps.slice(2))).toEqual(new Set([400]));
+    // 3 s each time the service asked; each 429 doubled the 250 ms period (500, then 1000 ms), and 1000 ms
+    // stays for the rest of the wait.
+    expect(sleeps.slice(0, 3)).toEqual([3000, 3000, 1000]);
+    expect(new Set(sleeps.slice(2))).toEqual(new Set([1000]));
   } finally {
     emu.removeFault(fault);
   }

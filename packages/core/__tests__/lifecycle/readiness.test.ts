@@ -289,17 +289,31 @@ describe('waitForBuilderReady: polling', () => {
     expect(h.api.detailsCount('b1')).toBe(3);
   });
 
-  test('without a schedule, the default one is used: details every 100 ms at first, TLS probes every 250 ms', async () => {
+  test('without a schedule, the default one is used: details every 250 ms at first, TLS probes every 250 ms', async () => {
     const h = harness([pendingDetails(), readyDetails(HOST)], [unreachable(), 'ok']);
     await h.run({schedule: null});
-    expect(h.clock.sleeps).toEqual([100, 250]);
+    expect(h.clock.sleeps).toEqual([250, 250]);
   });
 
   // prettier-ignore
   test.each<[number, number]>([
-    [0, 100], [29_999, 100], [30_000, 250], [59_999, 250], [60_000, 500], [600_000, 500]
+    [0, 250], [14_999, 250], [15_000, 1000], [60_000, 1000], [600_000, 1000]
   ])('the default details period after %d ms of waiting is %d ms', (elapsed, period) => {
     expect(detailsPeriod(DEFAULT_POLL_SCHEDULE, elapsed)).toBe(period);
+  });
+
+  test('what the service pays: over a minute of pending details, at most 4 requests in any second and 120 in all', async () => {
+    const h = harness([pendingDetails()]);
+    const at: number[] = [];
+    const api = h.api.getBuilderDetails.bind(h.api);
+    h.api.getBuilderDetails = (id, o) => {
+      at.push(h.clock.now());
+      return api(id, o);
+    };
+    await failure(h.run({schedule: null, deadline: h.clock.now() + 60_000}));
+    // 60 requests in the first 15 s (every 250 ms), then one a second: 45 more before 60 s.
+    expect(at).toHaveLength(105);
+    for (let i = 4; i < at.length; i++) expect(at[i]! - at[i - 4]!).toBeGreaterThanOrEqual(1000);
   });
 
   test('a 429 with Retry-After: waited out once, then this builder polls at twice its period', async () => {
@@ -314,7 +328,7 @@ describe('waitForBuilderReady: polling', () => {
       ['ok']
     );
     await h.run({schedule: null});
-    expect(h.clock.sleeps).toEqual([100, 3000, 200, 200]);
+    expect(h.clock.sleeps).toEqual([250, 3000, 500, 500]);
   });
 
   test('429s without Retry-After: each doubles the period for the rest of the wait, up to 5 s', async () => {
@@ -330,8 +344,8 @@ describe('waitForBuilderReady: polling', () => {
       ['ok']
     );
     await h.run({schedule: null});
-    // Backoff (100·2^n, ≤ 2 s) or the throttled period, whichever is longer; a success keeps the throttle.
-    expect(h.clock.sleeps).toEqual([200, 800, 400, 800, 800]);
+    // Backoff (the period·2^n, ≤ 2 s) or the throttled period, whichever is longer; a success keeps the throttle.
+    expect(h.clock.sleeps).toEqual([500, 2000, 1000, 2000, 2000]);
   });
 });
 

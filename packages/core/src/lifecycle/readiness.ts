@@ -49,20 +49,18 @@ const PROOF_WAIT_MS = 2000;
 const PROBE_TIMEOUT_MS = 5000;
 
 /**
- * Details polled 10 times a second for the first 30 s (a builder that is ready within that is seen ~50 ms
- * later, on average), 4 a second until a minute, then twice a second: fewer requests over a 5-minute wait than
- * a steady 4 a second (~900 against 1,200). The spec shows no rate limit; a 429 or a Retry-After slows this
- * builder's polling for the rest of the wait (see `throttled`). TLS probes keep 4 a second: a handshake costs
- * the builder more than a GET costs the API, and the TLS-rejection count is tuned to that pace.
+ * Details polled 4 times a second for the first 15 s, then once a second: at most 4 requests a second at any
+ * moment and at most 106 over a minute's wait (60 + 45 + the one at 60 s), so that a thousand jobs waiting at
+ * once ask the service ~4,000 times a second at most, ~1,000 past their first 15 s. A builder ready within
+ * 15 s is seen 125 ms later on average; a long boot gains nothing from a faster pace (half a second on a
+ * minute). The spec shows no rate limit; a 429 or a Retry-After slows this builder's polling for the rest of
+ * the wait (see `throttled`). TLS probes stay at 4 a second: they go to the builder, not to the API.
  */
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = {
-  intervalMs: 100,
+  intervalMs: 250,
   probeIntervalMs: 250,
   maxBackoffMs: 2000,
-  slowdown: [
-    {afterMs: 30_000, intervalMs: 250},
-    {afterMs: 60_000, intervalMs: 500}
-  ]
+  slowdown: [{afterMs: 15_000, intervalMs: 1000}]
 };
 
 /** The details period after `elapsed` ms of waiting. */

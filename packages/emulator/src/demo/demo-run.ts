@@ -298,7 +298,8 @@ class DemoJobs {
         'builder-size': DEMO_PROFILE.size,
         ...inputs
       },
-      env: {...job.env, ...main?.exportedEnv},
+      // As the runner gives action steps: the artifact service (the build record's upload), one job per demo job.
+      env: {...job.env, ...main?.exportedEnv, ...this.opts.emu.artifacts.runnerEnv({jobBackendId: job.name})},
       state: main?.state,
       prependPath: main?.path,
       workDir: job.dir,

@@ -5,6 +5,7 @@ import type {BuildFn} from '../../src/provisioning/build-run.js';
 import {readBuildStepInputs} from '../../src/provisioning/action-inputs.js';
 import type {StepDeps} from '../../src/provisioning/step-deps.js';
 import type {Logger} from '../../src/logger.js';
+import type {UploadRecord} from '../../src/record/step-build-record.js';
 import {FakeActionIO} from '../fakes/fake-action-io.js';
 import {FakeBuilderApi} from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
@@ -22,6 +23,8 @@ export interface HarnessOpts {
   root: string;
   inputs: Record<string, string>;
   logger?: Logger;
+  /** The build record's uploader (default: none given, so the production one). */
+  uploadRecord?: UploadRecord;
 }
 
 export function buildStepHarness(opts: HarnessOpts) {
@@ -50,7 +53,11 @@ export function buildStepHarness(opts: HarnessOpts) {
     check: (version: string) => Promise<unknown> = async () => undefined,
     action: 'build-push' | 'bake' = 'build-push'
   ): Promise<R> {
-    const step = await BuildStep.open(deps, {action, inputs: {...readBuildStepInputs(io), 'github-token': ''}});
+    const step = await BuildStep.open(deps, {
+      action,
+      inputs: {...readBuildStepInputs(io), 'github-token': ''},
+      uploadRecord: opts.uploadRecord
+    });
     try {
       await step.checkLocal(check);
       const acquired = await step.acquire();

@@ -1,4 +1,5 @@
 import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import type {StepBuildRecord} from '../record/step-build-record.js';
 import {teardownOutcome} from '../lifecycle/teardown-outcome.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
 import {BuildAttemptsError, runBuildAttempts, type AttemptBuilders} from './build-attempts.js';
@@ -19,22 +20,28 @@ export interface AssignedBuilderOpts {
   builder: ProvisionedBuilder;
   /** Extra builds after an infrastructure failure (`retries` input). */
   retries: number;
+  /** The step's build record: exported before each teardown, published after the last. */
+  record?: StepBuildRecord;
 }
 
 /**
  * Builds on builders assigned for this step: the build runs under the watchdog with safe retries (on the
  * same builders while they are ready, on new ones within what is left of the timeout), and the builders are
  * torn down as soon as it ends, fails or is cancelled (nothing else in the job uses them: billing stops now,
- * not at post).
+ * not at post). The build record is exported just before each teardown (the records live in the builders'
+ * BuildKit) and uploaded after the last one, when no builder is billed any more.
  */
 export class AssignedBuilder implements BuildStrategy {
   readonly target: BuildTarget;
   readonly facts: BuildFacts = {};
   readonly #opts: AssignedBuilderOpts;
+  /** The buildx builder of the builders the step holds now; undefined once their record was exported. */
+  #current: string | undefined;
 
   constructor(opts: AssignedBuilderOpts) {
     this.#opts = opts;
     this.target = assignedTarget(opts.builder, opts.run.provisioner.lifecycle.inspected);
+    this.#current = this.target.name;
     this.facts.timeToReadyMs = opts.builder.timeToReadyMs;
   }
 
@@ -57,12 +64,17 @@ export class AssignedBuilder implements BuildStrategy {
         onAttempt: a => recorder.attempt(a),
         onResult: r => recorder.result(r)
       });
+      await this.#exportRecord();
       await provisioner.release('after the build; billing stopped');
+      await this.#opts.record?.publish(recorder);
       this.facts.attempts = done.attempts;
       this.facts.cache = done.cache;
       return done.result;
     } catch (e) {
+      // A failed build's record is the most useful one; a cancelled step exports nothing (exportFrom).
+      await this.#exportRecord();
       const report = await provisioner.release('after the failure');
+      await this.#opts.record?.publish(recorder);
       this.facts.attempts = e instanceof BuildAttemptsError ? e.attempts : recorder.record.attempts.length;
       // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
       if (e instanceof CancelledError || ctx.signal?.aborted) {
@@ -73,9 +85,21 @@ export class AssignedBuilder implements BuildStrategy {
     }
   }
 
-  /** The lost builders go first (billing stops), then new ones within what is left of the timeout. */
+  /** The record of the builds on the current builders, while they exist (once per builder set). */
+  async #exportRecord(): Promise<void> {
+    const name = this.#current;
+    if (name === undefined) return;
+    this.#current = undefined;
+    await this.#opts.record?.exportFrom(name);
+  }
+
+  /**
+   * The lost builders go first (billing stops; their record is exported first when their BuildKit still
+   * answers, within the export's bound), then new ones within what is left of the timeout.
+   */
   async #replace(why: string): Promise<AttemptBuilders<BuildTarget>> {
     const {run, request} = this.#opts;
+    await this.#exportRecord();
     await run.provisioner.release(`after: ${why}`);
     const spent = this.facts.timeToReadyMs ?? 0;
     const left = request.timeoutMs - spent;
@@ -86,6 +110,8 @@ export class AssignedBuilder implements BuildStrategy {
     }
     const builder = await run.provisioner.provision({...request, timeoutMs: left});
     this.facts.timeToReadyMs = spent + builder.timeToReadyMs;
-    return {ready: builder.ready, target: assignedTarget(builder, run.provisioner.lifecycle.inspected)};
+    const target = assignedTarget(builder, run.provisioner.lifecycle.inspected);
+    this.#current = target.name;
+    return {ready: builder.ready, target};
   }
 }

@@ -1,4 +1,5 @@
 import {BuildFiles} from '../docker/build-result.js';
+import {StepBuildRecord, type UploadRecord} from '../record/step-build-record.js';
 import type {ExecResult} from '../exec.js';
 import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {fallbackReason} from '../lifecycle/local-fallback.js';
@@ -21,6 +22,10 @@ export interface BuildStepOpts {
   inputs: BuildStepInputs & {'github-token': string};
   /** Secret values besides the API key and `github-token` (e.g. bake's git auth token), masked in the log. */
   secrets?: string[];
+  /** build-push's `call` input (default: the `call` input as given): a method other than `build` has no build record. */
+  call?: string;
+  /** Uploads the build record after the teardown; default uploadBuildRecord (record-upload.ts). */
+  uploadRecord?: UploadRecord;
 }
 
 export interface BuildCommandOpts {
@@ -36,6 +41,9 @@ export interface BuildCommandOpts {
 
 const NAMES = {builder: BuildStepInput.Builder, profileName: BuildStepInput.ProfileName};
 
+/** build-push's input of docker's `--call` (bake has none): a subrequest has no build record. */
+const CALL_INPUT = 'call';
+
 /** Inputs of the build actions whose values are secrets: scrubbed from an early failure's error. */
 const SECRET_INPUTS = [BuildStepInput.ApiKey, 'github-token'];
 
@@ -50,6 +58,8 @@ export class BuildStep {
   #run: StepRun | undefined;
   /** Whether the folder holds bake's definition for post's summary (close() keeps it). */
   #keepDefinition = false;
+  /** The buildx version the local checks measured. */
+  #buildxVersion: string | undefined;
 
   private constructor(
     /** The step's context (docker, clock, GitHub context, …). */
@@ -104,7 +114,10 @@ export class BuildStep {
     const {more} = await earlyPhase(ctx.io, {...early, summary: ctx.summary, signal: ctx.signal}, () =>
       checkStepLocally(ctx, {
         buildx: {alternative},
-        more: version => actionChecks(version as string)
+        more: version => {
+          this.#buildxVersion = version as string;
+          return actionChecks(version as string);
+        }
       })
     );
     return more;
@@ -137,9 +150,10 @@ export class BuildStep {
       sizeHint: inputs['builder-size']
     });
     this.#run = run;
+    const record = this.#buildRecord();
     try {
       if (inputs.builder !== '') {
-        return new BuildRun(run, await SharedBuilder.open(ctx, run, inputs.builder, NAMES), ctx.io);
+        return new BuildRun(run, await SharedBuilder.open(ctx, run, inputs.builder, NAMES, record), ctx.io);
       }
       const request = {profiles: inputs['profile-name'], setupBuildx: true, use: false, timeoutMs: inputs.timeout};
       let builder: ProvisionedBuilder;
@@ -148,7 +162,7 @@ export class BuildStep {
       } catch (explained) {
         const why = inputs.fallback === 'local' && !ctx.signal?.aborted ? fallbackReason(explained) : undefined;
         if (why === undefined) throw explained;
-        return new BuildRun(run, await FallbackBuilder.create(ctx, run, explained, why), ctx.io);
+        return new BuildRun(run, await FallbackBuilder.create(ctx, run, explained, why, record), ctx.io);
       }
       const strategy = new AssignedBuilder({
         ctx,
@@ -156,7 +170,8 @@ export class BuildStep {
         request,
         timeoutName: BuildStepInput.Timeout,
         builder,
-        retries: inputs.retries
+        retries: inputs.retries,
+        record
       });
       return new BuildRun(run, strategy, ctx.io);
     } catch (e) {
@@ -164,6 +179,27 @@ export class BuildStep {
       run.close();
       throw e;
     }
+  }
+
+  /** The step's build record (export before each teardown, upload after): see StepBuildRecord. */
+  #buildRecord(): StepBuildRecord {
+    const {ctx, files} = this;
+    return new StepBuildRecord({
+      exec: ctx.exec,
+      docker: ctx.docker,
+      logger: ctx.io.logger,
+      clock: ctx.clock,
+      env: ctx.io.env,
+      dir: files.dir,
+      configDir: () => ctx.buildx.configDir(),
+      repository: ctx.github.repository,
+      buildxVersion: this.#buildxVersion ?? '0.0.0',
+      summary: ctx.summary,
+      call: this.#opts.call ?? ctx.io.getInput(CALL_INPUT),
+      readMetadata: () => files.read().metadata,
+      upload: this.#opts.uploadRecord,
+      signal: ctx.signal
+    });
   }
 
   /** Runs `docker buildx …` in its own log group; returns docker's result and how long it took. */

@@ -1,4 +1,5 @@
 import {errorMessage} from '../errors.js';
+import type {StepBuildRecord} from '../record/step-build-record.js';
 import {createLocalFallbackBuilder, removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
 import type {BuildFacts} from './build-outputs.js';
 import {singleAttempt, type BuildFn, type BuildStrategy} from './build-run.js';
@@ -12,7 +13,8 @@ type FallbackContext = Pick<StepContext, 'io' | 'exec' | 'docker' | 'buildx' | '
 /**
  * Builds on a docker-container builder made for this step, after the remote builders failed for service
  * reasons (`fallback: local`; see createLocalFallbackBuilder for why not the runner's default builder). One
- * build, no retry; the builder is removed when the build ends, and post removes it when main could not.
+ * build, no retry; the builder is removed when the build ends (its build record exported just before,
+ * uploaded just after), and post removes it when main could not.
  */
 export class FallbackBuilder implements BuildStrategy {
   readonly facts: BuildFacts = {};
@@ -20,11 +22,18 @@ export class FallbackBuilder implements BuildStrategy {
   private constructor(
     readonly target: BuildTarget,
     private readonly ctx: FallbackContext,
-    private readonly run: StepRun
+    private readonly run: StepRun,
+    private readonly record?: StepBuildRecord
   ) {}
 
   /** Warns why (`failure`, read as `why`), then creates the local builder; a failure removes what it left. */
-  static async create(ctx: FallbackContext, run: StepRun, failure: unknown, why: string): Promise<FallbackBuilder> {
+  static async create(
+    ctx: FallbackContext,
+    run: StepRun,
+    failure: unknown,
+    why: string,
+    record?: StepBuildRecord
+  ): Promise<FallbackBuilder> {
     const {io} = ctx;
     run.recorder.phase('local fallback');
     io.logger.warning(
@@ -47,7 +56,7 @@ export class FallbackBuilder implements BuildStrategy {
           });
         }
       });
-      return new FallbackBuilder(inspectedTarget(local.name, local.inspectOutput, why), ctx, run);
+      return new FallbackBuilder(inspectedTarget(local.name, local.inspectOutput, why), ctx, run, record);
     } catch (e) {
       await removeLocalFallbackBuilder({buildx: ctx.buildx, logger: io.logger, state: io.state});
       throw e;
@@ -63,7 +72,9 @@ export class FallbackBuilder implements BuildStrategy {
       // One build ran, on the local builder (no retries there); no remote builder, so no time-to-ready.
       this.facts.attempts = 1;
       const {io} = this.ctx;
+      await this.record?.exportFrom(this.target.name);
       await removeLocalFallbackBuilder({buildx: this.ctx.buildx, logger: io.logger, state: io.state});
+      await this.record?.publish(recorder);
     }
   }
 }

@@ -1,4 +1,5 @@
 import {errorMessage} from '../errors.js';
+import type {StepBuildRecord} from '../record/step-build-record.js';
 import type {BuildFacts} from './build-outputs.js';
 import {singleAttempt, type BuildFn, type BuildStrategy} from './build-run.js';
 import {inspectedTarget, type BuildTarget} from './build-target.js';
@@ -19,7 +20,8 @@ const BOOTSTRAP_TIMEOUT_MS = 120000;
 
 /**
  * Builds on the builder the `builder` input names (made by an earlier step, e.g. the configure action):
- * nothing is assigned, so nothing is billed, and nothing is torn down. One build, no retry.
+ * nothing is assigned, so nothing is billed, and nothing is torn down. One build, no retry; its record is
+ * exported from the builder (which outlives the step) and uploaded once the build ended.
  */
 export class SharedBuilder implements BuildStrategy {
   readonly facts: BuildFacts = {};
@@ -27,7 +29,8 @@ export class SharedBuilder implements BuildStrategy {
   private constructor(
     readonly target: BuildTarget,
     private readonly ctx: SharedContext,
-    private readonly run: StepRun
+    private readonly run: StepRun,
+    private readonly record?: StepBuildRecord
   ) {}
 
   /** Checks the builder with `buildx inspect --bootstrap`; an unknown one fails naming the input and the fix. */
@@ -35,7 +38,8 @@ export class SharedBuilder implements BuildStrategy {
     ctx: SharedContext,
     run: StepRun,
     builder: string,
-    names: SharedBuilderInputNames
+    names: SharedBuilderInputNames,
+    record?: StepBuildRecord
   ): Promise<SharedBuilder> {
     const {io, signal} = ctx;
     const output = await io.logger.group(`Builder "${builder}"`, async () => {
@@ -49,12 +53,17 @@ export class SharedBuilder implements BuildStrategy {
         );
       }
     });
-    return new SharedBuilder(inspectedTarget(builder, output), ctx, run);
+    return new SharedBuilder(inspectedTarget(builder, output), ctx, run, record);
   }
 
   async build<R>(build: BuildFn<R>): Promise<R> {
     this.run.recorder.phase('build');
-    return build(this.target, singleAttempt(this.ctx.signal, this.run.recorder));
+    try {
+      return await build(this.target, singleAttempt(this.ctx.signal, this.run.recorder));
+    } finally {
+      await this.record?.exportFrom(this.target.name);
+      await this.record?.publish(this.run.recorder);
+    }
   }
 }
 

@@ -1,0 +1,180 @@
+// The build record in a build step (assigned-builder.ts, shared-builder.ts, build-step.ts): exported from the
+// builders before their teardown, uploaded after it, recorded for the job summary; never failing the step.
+import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {existsSync} from 'node:fs';
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {Buildx} from '../../src/buildx/buildx.js';
+import {BuildCommandError} from '../../src/provisioning/build-attempts.js';
+import type {UploadRecord} from '../../src/record/step-build-record.js';
+import {loadRun} from '../../src/report/run-recorder.js';
+import {assigned, httpError, readyDetails} from '../fakes/fake-builder-api.js';
+import {subcommand, type ExecCall} from '../fakes/fake-exec.js';
+import {buildStepHarness, INSPECT, REMOTE} from './build-step-harness.js';
+
+let root: string;
+let config: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'build-step-record-'));
+  config = join(root, 'buildx-config');
+});
+afterEach(async () => {
+  await rm(root, {recursive: true, force: true});
+});
+
+/** What buildx leaves for a build: its ref in the refs folder, before the build runs. */
+async function leaveRef(node: string, ref: string, builder = 'rb'): Promise<void> {
+  await mkdir(join(config, 'refs', builder, node), {recursive: true});
+  await writeFile(join(config, 'refs', builder, node, ref), '{}');
+}
+
+interface Opts {
+  version?: string;
+  inputs?: Record<string, string>;
+  exportFails?: string;
+  env?: Record<string, string>;
+}
+
+/** A build step whose buildx is `version`, answering `buildx history` as a BuildKit with the refs left. */
+function harness(o: Opts = {}) {
+  const uploaded: {name: string; existed: boolean; retentionDays?: number}[] = [];
+  const upload: UploadRecord = async u => {
+    h.events.push('upload');
+    uploaded.push({name: u.name, existed: existsSync(u.filePath), retentionDays: u.retentionDays});
+    return {artifactId: 7};
+  };
+  const h = buildStepHarness({root, inputs: o.inputs ?? REMOTE, uploadRecord: upload});
+  Object.assign(h.io.env, {GITHUB_REPOSITORY: 'octo/app', ...o.env});
+  h.exec.handler = async (c: ExecCall) => {
+    const sub = subcommand(c.args) === 'history' ? `history ${c.args[2]}` : subcommand(c.args);
+    h.events.push(`docker:${sub}`);
+    if (sub === 'version') return {stdout: `github.com/docker/buildx v${o.version ?? '0.29.1'} abc\n`};
+    if (sub === 'inspect') return {stdout: INSPECT};
+    if (sub === 'history inspect') {
+      return {stdout: JSON.stringify({Ref: c.args.at(-1), Status: 'completed', Duration: 5e8, NumTotalSteps: 2})};
+    }
+    if (sub === 'history export') {
+      if (o.exportFails) return {exitCode: 1, stderr: o.exportFails};
+      await writeFile(c.args[c.args.indexOf('--output') + 1] as string, 'record');
+    }
+    return {};
+  };
+  h.deps.buildx = new Buildx({exec: h.exec, logger: h.io.logger, env: {BUILDX_CONFIG: config}});
+  return {...h, uploaded};
+}
+
+const READY = readyDetails('10.0.0.1:1234', {arch: 'amd64'});
+
+describe('the build record of a step on assigned builders', () => {
+  test('exported before the teardown, uploaded after it, the file then removed; the record has it', async () => {
+    const h = harness({env: {DOCKER_BUILD_RECORD_RETENTION_DAYS: '3'}});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    await h.run(async () => {
+      await leaveRef('b1', 'qwertyuiopasdf');
+      h.events.push('build');
+      return 'built';
+    });
+    const after = h.events.slice(h.events.indexOf('build'));
+    expect(after).toEqual(['build', 'docker:history inspect', 'docker:history export', ...after.slice(3)]);
+    expect(after.indexOf('teardown:b1')).toBeGreaterThan(after.indexOf('docker:history export'));
+    expect(after.indexOf('upload')).toBeGreaterThan(after.indexOf('teardown:b1'));
+    expect(h.uploaded).toEqual([{name: 'octo~app~QWERTY.dockerbuild', existed: true, retentionDays: 3}]);
+    const record = loadRun(h.io.state)?.buildRecord;
+    expect(record).toMatchObject({
+      fileName: 'octo~app~QWERTY.dockerbuild',
+      sizeBytes: 6,
+      entries: [{ref: 'qwertyuiopasdf', node: 'b1', status: 'completed', durationMs: 500}],
+      upload: {artifactId: 7}
+    });
+    expect(existsSync(join(root, 'octo~app~QWERTY.dockerbuild'))).toBe(false);
+  });
+
+  test("a failed build: its record is exported before the teardown too, and the build's error is the step's", async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    const err = await h
+      .run(async () => {
+        await leaveRef('b1', 'failedbuildref');
+        throw new BuildCommandError('buildx failed with: exit code: 1', 'ERROR: process "/bin/sh -c false"');
+      })
+      .catch((e: unknown) => e as Error);
+    expect(err.message).toBe('buildx failed with: exit code: 1');
+    const exported = h.events.indexOf('docker:history export');
+    expect(exported).toBeGreaterThan(-1);
+    expect(h.events.indexOf('teardown:b1')).toBeGreaterThan(exported);
+    expect(h.events.indexOf('upload')).toBeGreaterThan(h.events.indexOf('teardown:b1'));
+    expect(loadRun(h.io.state)?.buildRecord?.fileName).toBe('octo~app~FAILED.dockerbuild');
+  });
+
+  test('the export fails: the builder is torn down all the same, the step succeeds, one warning line', async () => {
+    const h = harness({exportFails: 'ERROR: no such builder\n'});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    await expect(h.run(async () => leaveRef('b1', 'someref123456'))).resolves.toBeUndefined();
+    expect(h.api.teardownCalls.map(c => c.id)).toEqual(['b1']);
+    expect(h.io.logger.messages('warning')).toEqual([
+      'Build record not exported: buildx history export failed: ERROR: no such builder; the builder is torn down as usual'
+    ]);
+    expect(h.uploaded).toEqual([]);
+    expect(loadRun(h.io.state)).toMatchObject({outcome: 'success', buildRecord: {skipped: expect.any(String)}});
+  });
+
+  test('a builder lost and replaced: the lost one is exported before its teardown, then the new one', async () => {
+    const h = harness({inputs: {...REMOTE, retries: '1'}});
+    h.api.onAssign('amd', assigned('b1'), assigned('b2'));
+    h.api.onDetails('b1', READY, httpError('get builder details', 404));
+    h.api.onDetails('b2', readyDetails('10.0.0.2:1234', {arch: 'amd64'}));
+    await h.run(async (target, ctx) => {
+      await leaveRef(`b${ctx.attempt}`, `attempt${ctx.attempt}refxxxx`, target.name);
+      if (ctx.attempt === 1) {
+        throw new BuildCommandError(
+          'buildx failed',
+          'ERROR: failed to receive status: rpc error: code = Unavailable desc = error reading from server: EOF\n'
+        );
+      }
+      return 'built';
+    });
+    const order = h.events.filter(e => /^(docker:history export|teardown:|upload)/.test(e));
+    expect(order).toEqual(['docker:history export', 'teardown:b1', 'docker:history export', 'teardown:b2', 'upload']);
+    expect(loadRun(h.io.state)?.buildRecord?.warnings).toEqual([
+      expect.stringMatching(/^the record of the replaced builder \(octo~app~ATTEMP\.dockerbuild\) is not uploaded/)
+    ]);
+  });
+
+  test('DOCKER_BUILD_RECORD_UPLOAD=false: exported and summarised, nothing uploaded', async () => {
+    const h = harness({env: {DOCKER_BUILD_RECORD_UPLOAD: 'false'}});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    await h.run(async () => leaveRef('b1', 'someref123456'));
+    expect(h.uploaded).toEqual([]);
+    expect(loadRun(h.io.state)?.buildRecord).toMatchObject({
+      fileName: 'octo~app~SOMERE.dockerbuild',
+      upload: {skipped: 'DOCKER_BUILD_RECORD_UPLOAD=false'}
+    });
+  });
+
+  test("buildx 0.13.1: no history call, one line in docker's words, the record says why", async () => {
+    const h = harness({version: '0.13.1'});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    await h.run(async () => leaveRef('b1', 'someref123456'));
+    expect(h.events.filter(e => e.startsWith('docker:history'))).toEqual([]);
+    expect(h.io.logger.messages('info').filter(m => m.startsWith('No build record'))).toEqual([
+      expect.stringMatching(
+        /^No build record: Build summary requires Buildx >= 0\.23\.0 \(this step runs buildx 0\.13\.1;/
+      )
+    ]);
+    expect(loadRun(h.io.state)?.buildRecord?.skipped).toMatch(/^Build summary requires Buildx >= 0\.23\.0/);
+  });
+});
+
+describe('the build record of a step on a shared builder', () => {
+  test('exported after the build from the builder, which stays; uploaded', async () => {
+    const h = harness({inputs: {builder: 'rb'}});
+    await h.run(async () => leaveRef('rb0', 'sharedref12345'));
+    expect(h.events.filter(e => /history|upload|docker:rm/.test(e))).toEqual([
+      'docker:history inspect',
+      'docker:history export',
+      'upload'
+    ]);
+    expect(h.uploaded.map(u => u.name)).toEqual(['octo~app~SHARED.dockerbuild']);
+  });
+});

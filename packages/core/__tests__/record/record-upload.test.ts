@@ -185,3 +185,25 @@ test('a retention that is not a whole number of days is an error', async () => {
 
   expect(result).toEqual({error: 'retention of 0 days is not a whole number of days of at least 1'});
 });
+
+test.each([
+  ['a name with a folder', {name: 'dir/x.dockerbuild'}, 'artifact name "dir/x.dockerbuild" is not a file name'],
+  [
+    'a missing record file',
+    {filePath: '/nonexistent/x.dockerbuild'},
+    'the record file /nonexistent/x.dockerbuild does not exist'
+  ]
+])('%s is an error before anything is sent', async (_what, change, error) => {
+  onRunner();
+  const before = service.artifacts().length;
+
+  const result = await uploadBuildRecord({
+    filePath: recordFile,
+    name: 'n.dockerbuild',
+    logger: new RecordingLogger(),
+    ...change
+  });
+
+  expect(result).toEqual({error: expect.stringContaining(error)});
+  expect(service.artifacts()).toHaveLength(before);
+});

@@ -1,4 +1,4 @@
-import {mkdtemp, rm, symlink} from 'node:fs/promises';
+import {mkdtemp, rm, stat, symlink} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {errorMessage} from '../errors.js';
@@ -41,7 +41,8 @@ export interface UploadBuildRecordOpts {
  * (`@actions/artifact`, as docker's post step does). Never throws: the result says what became of the upload,
  * `{artifactId, retentionDays}`, `{skipped}` (no artifact service: off a runner, or GitHub Enterprise Server) or
  * `{error}` (one line, without the runtime token or the signed URL's signature). It logs that result itself (info
- * for an upload or a skip, a warning for an error): callers record it and do not log it again.
+ * for an upload or a skip, a warning for an error): callers record it and do not log it again. The client prints its
+ * progress on stdout through @actions/core ("Uploading artifact: …", as in docker's post step); it opens no group.
  * DOCKER_BUILD_RECORD_UPLOAD=false is the caller's to honour (it does not call this).
  */
 export async function uploadBuildRecord(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
@@ -74,18 +75,24 @@ async function upload(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
   if (retentionDays !== undefined && (!Number.isInteger(retentionDays) || retentionDays < 1)) {
     return {error: `retention of ${retentionDays} days is not a whole number of days of at least 1`};
   }
+  if (opts.name === '' || opts.name !== path.basename(opts.name)) {
+    return {
+      error: `artifact name ${JSON.stringify(opts.name)} is not a file name (a non-zipped artifact is named as its file)`
+    };
+  }
+  const file = path.resolve(opts.filePath);
+  if (!(await isFile(file))) return {error: `the record file ${file} does not exist`};
   let linkDir: string | undefined;
   try {
     // A non-zipped artifact takes its file's name: link the file under the artifact's name when they differ.
-    let file = path.resolve(opts.filePath);
+    let named = file;
     if (path.basename(file) !== opts.name) {
       linkDir = await mkdtemp(path.join(env.RUNNER_TEMP || tmpdir(), 'build-record-'));
-      const link = path.join(linkDir, opts.name);
-      await symlink(file, link);
-      file = link;
+      named = path.join(linkDir, opts.name);
+      await symlink(file, named);
     }
     const {DefaultArtifactClient} = await import('@actions/artifact');
-    const uploaded = await new DefaultArtifactClient().uploadArtifact(opts.name, [file], path.dirname(file), {
+    const uploaded = await new DefaultArtifactClient().uploadArtifact(opts.name, [named], path.dirname(named), {
       skipArchive: true,
       retentionDays
     });
@@ -95,6 +102,14 @@ async function upload(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
     return {error: oneLine(describe(e), token)};
   } finally {
     if (linkDir !== undefined) await rm(linkDir, {recursive: true, force: true}).catch(() => undefined);
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -33,6 +33,7 @@ function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Re
   const logger: Logger = {
     debug: m => lines.push(`debug: ${m}`),
     info: m => lines.push(m),
+    untrusted: m => lines.push(`untrusted: ${m}`),
     warning: m => lines.push(`warning: ${m}`),
     error: m => lines.push(`error: ${m}`),
     group: (_t, fn) => fn(),
@@ -152,6 +153,10 @@ describe('bake on a shared builder (builder input)', () => {
       web: {'containerimage.digest': 'sha256:web'}
     });
     expect(r.secrets).toContain('ghs_tok');
+    // The definition and the metadata are the user's files' and the build's: printed as untrusted text.
+    expect(r.lines).toContain(`untrusted: ${JSON.stringify(TWO_TARGETS)}`);
+    expect(r.lines).toContain(`untrusted: ${r.outputs['metadata']}`);
+    expect(r.lines.filter(l => l.includes('containerimage.digest') && !l.startsWith('untrusted: '))).toEqual([]);
     expect(res.builderName).toBe('shared');
     // main writes no summary: post writes the step's one block from this record.
     expect(r.summaries).toEqual([]);

@@ -157,7 +157,7 @@ async function build(s: Step, prepared: Prepared, target: BuildTarget, ctx: Buil
   const {signal} = ctx;
   const {argsEnv} = prepared;
   const inputs: Inputs = {...prepared.inputs, builder: target.name};
-  await io.logger.group('Bake definition', async () => io.logger.info(prepared.printed));
+  await io.logger.group('Bake definition', async () => io.logger.untrusted(prepared.printed));
   checkPlatforms(io.logger, argsEnv.definition, target);
 
   const {args} = getArgs(inputs, {...argsEnv, buildkitSupportsAttestations: targetSupportsAttestations(target)});
@@ -176,7 +176,7 @@ async function build(s: Step, prepared: Prepared, target: BuildTarget, ctx: Buil
   if (metadata) {
     await io.logger.group('Metadata', async () => {
       const text = formatMetadata(metadata);
-      io.logger.info(text);
+      io.logger.untrusted(text);
       io.setOutput(Output.Metadata, text);
     });
   }

@@ -28,6 +28,7 @@ function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Re
   const logger: Logger = {
     debug: m => lines.push(`debug: ${m}`),
     info: m => lines.push(m),
+    untrusted: m => lines.push(`untrusted: ${m}`),
     warning: m => lines.push(`warning: ${m}`),
     error: m => lines.push(`error: ${m}`),
     group: (_t, fn) => fn(),
@@ -76,6 +77,10 @@ describe('buildPush on a shared builder (builder input)', () => {
       'debug: Cannot check "platforms" against builder "shared": its nodes report no platforms'
     );
     expect(res.digest).toBe('sha256:dig');
+    // From the metadata file the build wrote: printed as untrusted text.
+    expect(r.lines).toEqual(
+      expect.arrayContaining(['untrusted: ImageID: sha256:iid', 'untrusted: Digest: sha256:dig'])
+    );
     expect(r.outputs).toEqual({
       imageid: 'sha256:iid',
       digest: 'sha256:dig',

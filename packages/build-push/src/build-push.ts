@@ -127,11 +127,11 @@ async function build(
 /** docker's outputs of a successful build. */
 function setOutputs(io: ActionIO, result: BuildResult): void {
   if (result.imageId) {
-    io.logger.info(`ImageID: ${result.imageId}`);
+    io.logger.untrusted(`ImageID: ${result.imageId}`);
     io.setOutput(Output.ImageId, result.imageId);
   }
   if (result.digest) {
-    io.logger.info(`Digest: ${result.digest}`);
+    io.logger.untrusted(`Digest: ${result.digest}`);
     io.setOutput(Output.Digest, result.digest);
   }
   if (result.metadata) io.setOutput(Output.Metadata, formatMetadata(result.metadata));

@@ -69,6 +69,11 @@ export class TerminalLogger implements Logger {
     this.#write(message);
   }
 
+  /** A terminal runs no workflow commands: untrusted text is printed as it is (masked). */
+  untrusted(text: string): void {
+    this.#write(text);
+  }
+
   warning(message: string): void {
     this.#write(`${WARNING_PREFIX}${message}`);
   }

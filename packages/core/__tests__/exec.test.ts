@@ -75,7 +75,7 @@ const turn = (): Promise<void> => new Promise(resolve => setImmediate(resolve));
 /** A logger that calls `onLine` with every line the command prints (e.g. to act once it says `armed`). */
 function lineLogger(onLine: (line: string) => void): RecordingLogger {
   const logger = new RecordingLogger();
-  logger.info = onLine;
+  logger.untrusted = onLine;
   return logger;
 }
 
@@ -118,6 +118,22 @@ describe('NodeExec', () => {
       }
     );
     expect(JSON.parse(res.stdout)).toEqual(['hello', true, cwd]);
+  });
+
+  test('the command does not get the API key variables, from process.env or env', async () => {
+    process.env['REMOTE_BUILDER_API_KEY'] = 'rb_key_in_env';
+    try {
+      const res = await new NodeExec().run(
+        node,
+        js(
+          'process.stdout.write(JSON.stringify(Object.keys(process.env).filter(k => /API.KEY|RUNNER_TOKEN/i.test(k))))'
+        ),
+        {env: {'INPUT_API-KEY': 'rb_key_input'}}
+      );
+      expect(JSON.parse(res.stdout)).toEqual([]);
+    } finally {
+      delete process.env['REMOTE_BUILDER_API_KEY'];
+    }
   });
 
   test('kills the command when timeoutMs ends, and not before', async () => {
@@ -221,7 +237,7 @@ describe('NodeExec', () => {
     expect(killed.signals).toEqual([]);
   });
 
-  test('echoes output lines to the logger (partial last line included) and debug-logs the argv', async () => {
+  test('echoes output lines to the logger as untrusted (partial last line included) and debug-logs the argv', async () => {
     const logger = new RecordingLogger();
     await new NodeExec({logger}).run(
       node,
@@ -230,7 +246,8 @@ describe('NodeExec', () => {
       )
     );
     expect(logger.messages('debug')).toEqual([expect.stringMatching(/^NodeExec\.run: .+ -e process\.stdout\.write/)]);
-    expect(logger.messages('info').sort()).toEqual(['a', 'bc', 'd', 'e']);
+    expect(logger.messages('untrusted').sort()).toEqual(['a', 'bc', 'd', 'e']);
+    expect(logger.messages('info')).toEqual([]);
   });
 
   test('logged: the caller printed the command line, so it is not debug-logged a second time', async () => {
@@ -238,7 +255,7 @@ describe('NodeExec', () => {
     const res = await new NodeExec({logger}).run(node, js('console.log("out")'), {logged: true});
     expect(res.exitCode).toBe(0);
     expect(logger.messages('debug')).toEqual([]);
-    expect(logger.messages('info')).toEqual(['out']);
+    expect(logger.messages('untrusted')).toEqual(['out']);
   });
 
   test('silent: nothing is echoed', async () => {
@@ -247,7 +264,7 @@ describe('NodeExec', () => {
       silent: true
     });
     expect(res.stdout).toBe('quiet\n');
-    expect(logger.messages('info')).toEqual([]);
+    expect(logger.lines).toEqual([expect.objectContaining({level: 'debug'})]);
   });
 });
 
@@ -279,9 +296,9 @@ async function untilGone(pid: number): Promise<void> {
 function treeLogger(onGrandchild?: (pid: number) => void): {logger: RecordingLogger; pid: () => number} {
   const logger = new RecordingLogger();
   let pid = 0;
-  const info = logger.info.bind(logger);
-  logger.info = (message: string) => {
-    info(message);
+  const untrusted = logger.untrusted.bind(logger);
+  logger.untrusted = (message: string) => {
+    untrusted(message);
     const m = /^grandchild (\d+)$/.exec(message);
     if (m) {
       pid = Number(m[1]);

@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
+import {childEnv} from './child-env.js';
 import type {Logger} from './logger.js';
 
 /**
@@ -29,13 +30,13 @@ const GROUP_POLL_MS = 50;
 const GROUPS = process.platform !== 'win32';
 
 export interface ExecOpts {
-  /** Extra environment, merged over process.env. */
+  /** Extra environment, merged over process.env; the API key variables are left out of both (child-env.ts). */
   env?: Record<string, string>;
   /** Stop the command and everything it started (SIGTERM, SIGKILL KILL_GRACE_MS later) after this many ms. */
   timeoutMs?: number;
   /** Stop the command and everything it started (as for timeoutMs) when this aborts. */
   signal?: AbortSignal;
-  /** Do not echo output lines to the logger. */
+  /** Do not echo output lines to the logger (echoed lines go to Logger.untrusted). */
   silent?: boolean;
   /** The caller already printed the command line (e.g. as `[command]…`): do not log it again at debug. */
   logged?: boolean;
@@ -126,7 +127,7 @@ export class NodeExec implements Exec {
         return timer;
       };
       const child = spawn(command, args, {
-        env: opts.env ? {...process.env, ...opts.env} : process.env,
+        env: childEnv(process.env, opts.env),
         cwd: opts.cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: GROUPS
@@ -135,7 +136,8 @@ export class NodeExec implements Exec {
       if (group) killOnExit(group);
 
       const echo = (line: string): void => {
-        if (!opts.silent && line !== '') this.logger?.info(line);
+        // The command's output is the build's or a user file's: printed as untrusted, no line of it is acted on.
+        if (!opts.silent && line !== '') this.logger?.untrusted(line);
       };
       const lineSplitter = (): ((chunk: string, flush?: boolean) => void) => {
         let rest = '';

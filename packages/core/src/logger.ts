@@ -19,6 +19,11 @@ export interface AnnotationProperties {
 export interface Logger {
   debug(message: string): void;
   info(message: string): void;
+  /**
+   * Prints text the build or a user's file produced (buildx output, metadata, a bake definition): on the
+   * runner with workflow commands suspended, so no line of it is acted on (adapters/untrusted-block.ts).
+   */
+  untrusted(text: string): void;
   /** A warning; with `properties`, an annotation on that file and line (loggers off a runner may ignore them). */
   warning(message: string, properties?: AnnotationProperties): void;
   error(message: string): void;
@@ -31,6 +36,7 @@ export interface Logger {
 export const nullLogger: Logger = {
   debug: () => undefined,
   info: () => undefined,
+  untrusted: () => undefined,
   warning: () => undefined,
   error: () => undefined,
   group: (_title, fn) => fn(),

@@ -83,6 +83,9 @@ export class RecordingLogger implements Logger {
   info(message: string): void {
     this.lines.push({level: 'info', message});
   }
+  untrusted(message: string): void {
+    this.lines.push({level: 'untrusted', message});
+  }
   warning(message: string): void {
     this.lines.push({level: 'warning', message});
   }

@@ -45,6 +45,9 @@ class TestLogger implements Logger {
   info(m: string): void {
     this.lines.push(m);
   }
+  untrusted(m: string): void {
+    this.lines.push(m);
+  }
   warning(message: string, properties?: AnnotationProperties): void {
     this.lines.push(`warning: ${message}`);
     this.warnings.push(properties ? {message, properties} : {message});

@@ -1,6 +1,6 @@
 import type {Logger} from '../../src/logger.js';
 
-export type Level = 'debug' | 'info' | 'warning' | 'error';
+export type Level = 'debug' | 'info' | 'untrusted' | 'warning' | 'error';
 
 /** RecordingLogger keeps every line with its level, the groups opened, and every secret registered. */
 export class RecordingLogger implements Logger {
@@ -13,6 +13,9 @@ export class RecordingLogger implements Logger {
   }
   info(message: string): void {
     this.lines.push({level: 'info', message});
+  }
+  untrusted(message: string): void {
+    this.lines.push({level: 'untrusted', message});
   }
   warning(message: string): void {
     this.lines.push({level: 'warning', message});

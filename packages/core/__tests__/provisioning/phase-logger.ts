@@ -21,6 +21,9 @@ export class PhaseLogger implements Logger {
   info(message: string): void {
     this.#line('info', message);
   }
+  untrusted(message: string): void {
+    this.#line('untrusted', message);
+  }
   warning(message: string): void {
     this.#line('warning', message);
   }

@@ -11,13 +11,17 @@ import {EOL} from 'node:os';
 import type {ActionIO, JobSummary} from '../provisioning/action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
-import {annotationProperties, issueCommand, setKeyValue} from './runner-protocol.js';
+import {annotationProperties, issueCommand, setKeyValue, untrustedOutput, writeLine} from './runner-protocol.js';
 import {appendStepSummary, jobSummaryHtml} from './step-summary.js';
 
-/** Logger on the runner's log: groups fold, secrets are masked line by line. */
+/**
+ * Logger on the runner's log: groups fold, secrets are masked line by line; untrusted text is printed with
+ * workflow commands suspended, and every line of ours resumes them first (runner-protocol.ts).
+ */
 export const actionsLogger: Logger = {
   debug: m => issueCommand('debug', {}, m),
-  info: m => void process.stdout.write(m + EOL),
+  info: m => writeLine(m),
+  untrusted: m => untrustedOutput.print(m),
   warning: (m, properties) => issueCommand('warning', annotationProperties(properties), m),
   error: m => issueCommand('error', {}, m),
   group: async (title, fn) => {

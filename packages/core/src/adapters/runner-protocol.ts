@@ -7,6 +7,7 @@ import {randomUUID} from 'node:crypto';
 import {appendFileSync, existsSync} from 'node:fs';
 import {EOL} from 'node:os';
 import type {AnnotationProperties} from '../logger.js';
+import {UntrustedBlock} from './untrusted-block.js';
 
 /** A workflow command's message: `%`, CR and LF percent-encoded, as the runner decodes them. */
 export function escapeData(s: string): string {
@@ -34,9 +35,22 @@ export function workflowCommand(command: string, properties: CommandProperties, 
   return `${line}::${escapeData(message)}`;
 }
 
+/** Writes one line of ours to stdout, where the runner reads it: workflow commands resume first. */
+export function writeLine(line: string): void {
+  untrustedOutput.close();
+  process.stdout.write(line + EOL);
+}
+
+/**
+ * This process's block for text the build or a user's file produced (see UntrustedBlock): printed on stdout
+ * with workflow commands suspended. Closed on exit, so a later step's commands count whatever happened.
+ */
+export const untrustedOutput = new UntrustedBlock({writeLine: line => void process.stdout.write(line + EOL)});
+process.on('exit', () => untrustedOutput.close());
+
 /** Writes a workflow command to stdout, where the runner reads it. */
 export function issueCommand(command: string, properties: CommandProperties, message: string): void {
-  process.stdout.write(workflowCommand(command, properties, message) + EOL);
+  writeLine(workflowCommand(command, properties, message));
 }
 
 /** An annotation's properties under the runner's names (`line`, `col`); none when `p` has no key. */
@@ -81,6 +95,6 @@ export function setKeyValue(command: FileCommand, name: string, value: string): 
   }
   const legacy = {OUTPUT: 'set-output', STATE: 'save-state', ENV: 'set-env'}[command];
   // @actions/core starts set-output on a line of its own.
-  if (command === 'OUTPUT') process.stdout.write(EOL);
+  if (command === 'OUTPUT') writeLine('');
   issueCommand(legacy, {name}, value);
 }

@@ -51,6 +51,9 @@
 // error" when a target asks for an architecture no node of its builder has. Each call records its argv,
 // pid, cwd, BUILDX_METADATA_WARNINGS and a sha256 of BUILDX_BAKE_GIT_AUTH_TOKEN (never the token), DOCKER_CONFIG,
 // and with FAKE_DOCKER_BUILDX=plugin (see ./docker) the buildx plugin the call went through.
+// Build history (./build-history.mjs): every build and bake target gets a ref, left in buildx's refs folder
+// for each node that builds it and in the metadata's `buildx.build.ref`; `buildx history inspect|export` read
+// the records per buildx version (none below 0.23); FAKE_DOCKER_HISTORY_OFF=1: BuildKit keeps no history.
 // FAKE_DOCKER_BUILD_STUBBORN_CHILD=1: `buildx build` starts a child that ignores SIGTERM and SIGINT and holds
 // stdout (as buildx, the docker CLI's plugin process, can), which prints `stubborn child <pid> …` once its
 // handlers are set; then both hang (the fake docker itself dies on SIGTERM, the child lives 120 s at most).
@@ -60,6 +63,7 @@ import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, w
 import {basename, join} from 'node:path';
 import {connect} from 'node:tls';
 import {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} from './buildx-store.mjs';
+import {endBuild, history, newRef, startBuild} from './build-history.mjs';
 import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
 import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
 import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
@@ -176,9 +180,17 @@ const warmUp = () => {
     if (!keys.includes(key)) writeFileSync(warmPath, JSON.stringify([...keys, key], null, 2));
   });
 };
-/** Prints a whole failed buildx run of kind $FAKE_DOCKER_BUILD_FAIL_OUTPUT and exits 1. */
-const failBuild = () => {
-  process.stderr.write(failureOutput(failKind));
+/** Prints a whole failed buildx run of kind $FAKE_DOCKER_BUILD_FAIL_OUTPUT and exits 1; its records end failed. */
+const failBuild = (refs = []) => {
+  const output = failureOutput(failKind);
+  const error =
+    output
+      .split('\n')
+      .filter(l => l.startsWith('ERROR: '))
+      .pop()
+      ?.slice('ERROR: '.length) || 'failed';
+  for (const ref of refs) endBuild({dir, ref, error, withLock});
+  process.stderr.write(output);
   warmUp();
   process.exit(1);
 };
@@ -196,6 +208,23 @@ const hangBuild = async progress => {
     const res = await globalThis.fetch(url, {method: 'POST'}).catch(e => ({ok: false, status: e.message}));
     if (!res.ok) process.stderr.write(`fake docker: failing builder ${node} at ${url} failed: ${res.status}\n`);
   }
+};
+/**
+ * The nodes of the builder a build for `platforms` runs on (build-history.mjs): those with one of their
+ * architectures, else the first (no platform asked, or none matches: buildx's default).
+ */
+const buildNodes = platforms => {
+  const nodes = builderOf(builderName)?.nodes ?? [];
+  const names = nodes.map(n => n.node);
+  if (names.length === 0) return [`${builderName}0`];
+  const archs = new Set((platforms || []).map(p => p.split('/')[1]));
+  const on = nodes.filter(n => (n.platforms || '').split(',').some(p => archs.has(p.split('/')[1])));
+  return on.length > 0 ? on.map(n => n.node) : [names[0]];
+};
+/** Starts the record of one build (its ref on every node that builds it); returns {ref, value} for the metadata. */
+const startRecord = (name, platforms) => {
+  const ref = newRef();
+  return {ref, value: startBuild({dir, builder: builderName, nodes: buildNodes(platforms), ref, name, withLock})};
 };
 /** 'registry' (a push), 'docker' (a load) or undefined, from buildx's --push/--load/--output forms. */
 const exporterOf = outputs => {
@@ -313,7 +342,11 @@ if (cmd === 'version') {
       die(e.message);
     }
     const outcome = flaky();
-    if (outcome === 'fail') failBuild();
+    const started = Object.fromEntries(
+      Object.entries(definition.target).map(([name, t]) => [name, startRecord(name, t.platforms)])
+    );
+    const refs = Object.values(started).map(r => r.ref);
+    if (outcome === 'fail') failBuild(refs);
     const targets = Object.fromEntries(
       Object.entries(definition.target).map(([name, t]) => [
         name,
@@ -335,17 +368,18 @@ if (cmd === 'version') {
       );
       for (const [name, t] of Object.entries(definition.target)) {
         const bad = (t.platforms || []).find(p => archs.size > 0 && !archs.has(p.split('/')[1]));
-        if (bad)
-          die(
-            `target ${name}: failed to solve: process "/bin/sh -c true" did not complete successfully: exec format error (${bad})`
-          );
+        if (bad) {
+          const error = `target ${name}: failed to solve: process "/bin/sh -c true" did not complete successfully: exec format error (${bad})`;
+          for (const ref of refs) endBuild({dir, ref, error, withLock});
+          die(error);
+        }
       }
       const meta = flag('--metadata-file');
       if (meta) {
         const out = {};
         for (const [name, t] of Object.entries(definition.target)) {
           out[name] = {
-            'buildx.build.ref': `${builderName}/node/fakebuildref-${name}`,
+            'buildx.build.ref': started[name].value,
             'containerimage.config.digest': 'sha256:' + createHash('sha256').update(`config:${name}`).digest('hex'),
             'containerimage.digest': 'sha256:' + createHash('sha256').update(`image:${name}`).digest('hex'),
             ...(t.tags && t.tags.length > 0 ? {'image.name': t.tags.join(',')} : {})
@@ -354,6 +388,7 @@ if (cmd === 'version') {
         writeFileSync(meta, JSON.stringify(out));
         addBakeChecks(meta, definition.target, out);
       }
+      for (const ref of refs) endBuild({dir, ref, withLock});
       process.stderr.write(progress.body);
       warmUp();
     }
@@ -369,7 +404,11 @@ if (cmd === 'version') {
   building();
   if (!maybeFault(cmd)) {
     const outcome = flaky();
-    if (outcome === 'fail') failBuild();
+    const started = startRecord(
+      flag('--target') || 'default',
+      flags('--platform').flatMap(p => p.split(','))
+    );
+    if (outcome === 'fail') failBuild([started.ref]);
     const tags = args.flatMap((a, i) => (a === '--tag' ? [args[i + 1]] : []));
     const outputs = [
       ...(args.includes('--push') ? ['type=registry'] : []),
@@ -400,21 +439,26 @@ if (cmd === 'version') {
         writeFileSync(
           meta,
           JSON.stringify({
-            'buildx.build.ref': `${builderName}/node/fakebuildref`,
+            'buildx.build.ref': started.value,
             ...(manifestId ? {} : {'containerimage.config.digest': 'sha256:' + '2'.repeat(64)}),
             'containerimage.digest': 'sha256:' + '0'.repeat(64),
             ...(tags.length > 0 ? {'image.name': tags.join(',')} : {})
           })
         );
-      if (meta) addBuildChecks(meta, `${builderName}/node/fakebuildref`, args);
+      if (meta) addBuildChecks(meta, started.value, args);
       const iid = flag('--iidfile');
       if (iid) writeFileSync(iid, 'sha256:' + (manifestId ? '0' : '1').repeat(64));
+      endBuild({dir, ref: started.ref, withLock});
       process.stderr.write(progress.body);
       warmUp();
     }
   }
 } else if (cmd === 'ls') {
   await ls();
+} else if (cmd === 'history') {
+  const res = history({dir, args: args.slice(2), since: buildxSince, builderOf});
+  if (res.error) die(res.error);
+  process.stdout.write(res.stdout);
 } else {
   die(`fake docker does not implement "buildx ${cmd}"`);
 }

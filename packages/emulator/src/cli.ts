@@ -284,6 +284,9 @@ export async function runCli(
       .join(', ')}`
   );
   io.out(`  Backend:      ${describeBackends(opts)}`);
+  io.out(
+    `  Artifacts:    ACTIONS_RESULTS_URL=${emu.artifacts.resultsUrl}  (a job's ACTIONS_RUNTIME_TOKEN: POST /_artifacts/token there)`
+  );
   io.out('Press Ctrl+C to stop.');
   await (stop ?? waitForSignal());
   await emu.close();

@@ -185,3 +185,34 @@ describe('faults', () => {
     expect(() => service.addFault({call: 'Nope' as ArtifactCall})).toThrow('Unknown artifact call "Nope"');
   });
 });
+
+describe('admin routes (/_artifacts)', () => {
+  const admin = (path: string, method: string, body?: unknown): Promise<Response> =>
+    fetch(`${service.resultsUrl}_artifacts/${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body)
+    });
+
+  test("POST token answers a job's runner variables, which the Twirp API accepts", async () => {
+    const env = (await (await admin('token', 'POST', {jobBackendId: 'job-9'})).json()) as Record<string, string>;
+    expect(env.ACTIONS_RESULTS_URL).toBe(service.resultsUrl);
+    token = env.ACTIONS_RUNTIME_TOKEN as string;
+    const res = await twirp('CreateArtifact', {...ids, workflow_job_run_backend_id: 'job-9', name: 'a', version: 7});
+    expect(res.status).toBe(200);
+  });
+
+  test('GET artifacts lists the store with sizes', async () => {
+    const upload = await create('a');
+    await fetch(upload, {method: 'PUT', body: 'abc', headers: {'x-ms-blob-type': 'BlockBlob'}});
+    const listed = (await (await admin('artifacts', 'GET')).json()) as {artifacts: Record<string, unknown>[]};
+    expect(listed.artifacts).toEqual([expect.objectContaining({name: 'a', size: 3, finalized: false})]);
+  });
+
+  test('POST faults adds a rule (a bad one is 400), DELETE clears them', async () => {
+    expect((await admin('faults', 'POST', {call: 'CreateArtifact', status: 200})).status).toBe(400);
+    expect((await admin('faults', 'POST', {call: 'CreateArtifact', status: 429, times: 2})).status).toBe(201);
+    expect((await twirp('CreateArtifact', {...ids, name: 'a', version: 7})).body.code).toBe('resource_exhausted');
+    expect((await admin('faults', 'DELETE')).status).toBe(200);
+    expect((await twirp('CreateArtifact', {...ids, name: 'a', version: 7})).status).toBe(200);
+  });
+});

@@ -45,6 +45,10 @@ export class ArtifactFaults {
     const status = rule.status ?? 503;
     if (!Number.isInteger(status) || status < 400 || status > 599)
       throw new Error(`Fault status ${status} is not an error status`);
+    if (rule.action !== undefined && rule.action !== 'respond' && rule.action !== 'reset') {
+      throw new Error(`Fault action ${JSON.stringify(rule.action)} is not "respond" or "reset"`);
+    }
+    if (rule.msg !== undefined && typeof rule.msg !== 'string') throw new Error('Fault msg must be a string');
     const times = rule.times ?? 1;
     if (!Number.isInteger(times) || times < 1) throw new Error(`Fault times ${times} is not a positive integer`);
     this.#rules.push({...rule, status, left: times});

@@ -3,6 +3,7 @@ import http, {type IncomingMessage, type ServerResponse} from 'node:http';
 import type net from 'node:net';
 import {type EmulatorClock, systemClock} from '../clock.js';
 import {BodyTooLargeError, type HttpResult, readBody, writeResult} from '../http.js';
+import {ARTIFACT_ADMIN_PREFIX, type ArtifactControls, handleArtifactAdmin} from './artifact-admin.js';
 import {ArtifactCall, type ArtifactFaultRule, ArtifactFaults} from './artifact-faults.js';
 import {type ArtifactRecord, ArtifactStore, type ArtifactStoreOpts} from './artifact-store.js';
 import {BLOB_PREFIX, BlobApi, blobCall} from './blob-api.js';
@@ -33,9 +34,10 @@ export interface ArtifactServiceOpts {
  * HTTP server: the results service's Twirp API under `/twirp/github.actions.results.api.v1.ArtifactService/`
  * (ACTIONS_RESULTS_URL is this server's origin) and the blob storage behind the signed URLs it hands out, under
  * `/blob/`. `runtimeToken` mints the job's ACTIONS_RUNTIME_TOKEN; `artifacts()` is what was uploaded;
- * `addFault` makes the next calls fail as the real service may.
+ * `addFault` makes the next calls fail as the real service may. The same, over HTTP, under `/_artifacts/`
+ * (artifact-admin.ts).
  */
-export class GitHubArtifactService {
+export class GitHubArtifactService implements ArtifactControls {
   /** The workflow run's backend id (one run per service); tokens name it and each job's own id. */
   readonly runBackendId = randomUUID();
   readonly #server: http.Server;
@@ -184,6 +186,11 @@ export class GitHubArtifactService {
         Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])
       );
       return writeBlob(res, this.#blobs.handle(call, {method, url, headers, body}));
+    }
+    if (url.pathname === ARTIFACT_ADMIN_PREFIX || url.pathname.startsWith(`${ARTIFACT_ADMIN_PREFIX}/`)) {
+      const body = await this.#body(req, res, undefined, e => twirpBodyError(e));
+      if (body !== undefined) writeResult(res, handleArtifactAdmin(this, method, url.pathname, body));
+      return;
     }
     writeResult(res, {status: 404, body: `No route for ${method} ${url.pathname}`});
   }

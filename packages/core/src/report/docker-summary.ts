@@ -2,7 +2,7 @@ import type {BakeDefinitionText} from './bake-definition-file.js';
 import {buildInputsYaml, type BuildInputs} from './build-inputs.js';
 import {mdCodeBlock, mdTable, mdText} from './markdown.js';
 import type {BuildRecordEntry, BuildRecordReport, RunRecord} from './run-record.js';
-import {byteLength, cutText, formatBytes, shareBudget} from './summary-size.js';
+import {byteLength, countLines, cutText, formatBytes, shareBudget} from './summary-size.js';
 import {formatDuration} from './time-format.js';
 
 /** What post adds to the run record for docker's sections (none of it goes through the step state). */
@@ -128,23 +128,26 @@ interface LongPart {
 
 /** What a part takes in the summary: its bytes and what its lines gain. */
 function partCost(part: LongPart, text = part.text): number {
-  return byteLength(text) + part.perLine * text.split('\n').length;
+  return byteLength(text) + (part.perLine > 0 ? part.perLine * countLines(text) : 0);
 }
 
 /** The part's code block, cut to `maxBytes` (partCost) with a note saying what was left out and where the rest is. */
 function longBlock(part: LongPart, maxBytes: number): string[] {
-  let cut = cutText(part.text, maxBytes, part.unread);
-  // The lines' gain is counted too: cut again by what is over, until it fits.
-  for (let room = maxBytes; partCost(part, cut.text) > maxBytes && room > 0;) {
-    room -= partCost(part, cut.text) - maxBytes;
-    cut = cutText(part.text, room, part.unread);
+  let head = cutText(part.text, maxBytes).text;
+  // The lines' gain counts too: cut the head again by what is over, until it fits.
+  for (let over = partCost(part, head) - maxBytes; head !== '' && over > 0; over = partCost(part, head) - maxBytes) {
+    head = cutText(head, byteLength(head) - over).text;
   }
-  const out = mdCodeBlock(cut.text.split('\n'), part.lang);
-  if (cut.cutBytes > 0) {
-    const lines = cut.cutLines > 0 && part.unread === 0 ? ` (${plural(cut.cutLines, 'line')})` : '';
+  const out = mdCodeBlock(head.split('\n'), part.lang);
+  const cutBytes = byteLength(part.text) - byteLength(head) + part.unread;
+  if (cutBytes > 0) {
+    // A line cut inside counts as left out.
+    const midLine = head.length < part.text.length && part.text[head.length] !== '\n' ? 1 : 0;
+    const cutLines = head.length < part.text.length ? countLines(part.text) - countLines(head) + midLine : 0;
+    const lines = cutLines > 0 && part.unread === 0 ? ` (${plural(cutLines, 'line')})` : '';
     out.push(
       '',
-      `_Cut: the last ${formatBytes(cut.cutBytes)}${lines} are not shown, to keep the job summary under GitHub's 1,024 KiB limit. ${part.whole}._`
+      `_Cut: the last ${formatBytes(cutBytes)}${lines} are not shown, to keep the job summary under GitHub's 1,024 KiB limit. ${part.whole}._`
     );
   }
   return out;
@@ -153,7 +156,7 @@ function longBlock(part: LongPart, maxBytes: number): string[] {
 /** The error of the last failed build, as docker shows it: in a quote, collapsed when over 10 lines. */
 function errorSection(part: LongPart, maxBytes: number): string[] {
   const block = longBlock(part, maxBytes);
-  const long = part.text.split('\n').length > ERROR_COLLAPSE_LINES;
+  const long = countLines(part.text) > ERROR_COLLAPSE_LINES;
   return quote(long ? details('Error', block) : ['**Error**', '', ...block]);
 }
 

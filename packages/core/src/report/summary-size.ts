@@ -39,12 +39,19 @@ export function cutText(text: string, maxBytes: number, alreadyCut = 0): CutText
   const lastNewline = bytes.lastIndexOf(0x0a, end);
   if (lastNewline > 0) end = lastNewline;
   const head = bytes.subarray(0, end).toString('utf8');
-  const rest = bytes.subarray(end).toString('utf8').replace(/^\n/, '');
+  const restFrom = bytes[end] === 0x0a ? end + 1 : end;
   return {
     text: head,
     cutBytes: total - end + alreadyCut,
-    cutLines: rest === '' ? 0 : rest.split('\n').length
+    cutLines: restFrom >= total ? 0 : countLines(bytes, restFrom)
   };
+}
+
+/** Lines of `text` (from byte `from` of a buffer): newlines + 1, counted without splitting. */
+export function countLines(text: string | Buffer, from = 0): number {
+  let n = 1;
+  for (let at = text.indexOf('\n', from); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }
 
 /**

@@ -173,6 +173,20 @@ test('an env that differs from process.env (which the client reads) is refused r
   );
 });
 
+test("an env naming github.com where process.env has no GITHUB_SERVER_URL agrees with the client's default", async () => {
+  onRunner();
+  const env = {...process.env, [ArtifactEnv.ServerUrl]: 'https://github.com'};
+
+  const result = await uploadBuildRecord({
+    filePath: recordFile,
+    name: 'agreed.dockerbuild',
+    logger: new RecordingLogger(),
+    env
+  });
+
+  expect(result.artifactId).toBe(service.artifacts().find(a => a.name === 'agreed.dockerbuild')?.id);
+});
+
 test('a retention that is not a whole number of days is an error', async () => {
   onRunner();
 

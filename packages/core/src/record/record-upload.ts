@@ -17,9 +17,6 @@ export enum ArtifactEnv {
   RetentionDays = 'GITHUB_RETENTION_DAYS'
 }
 
-/** The variables the skip decision reads and the client then reads again from process.env. */
-const CLIENT_ENV = [ArtifactEnv.RuntimeToken, ArtifactEnv.ResultsUrl, ArtifactEnv.ServerUrl] as const;
-
 export interface UploadBuildRecordOpts {
   /** The record file (`.dockerbuild`). */
   filePath: string;
@@ -28,8 +25,9 @@ export interface UploadBuildRecordOpts {
   logger: Logger;
   /**
    * Where to decide whether there is an artifact service (default process.env). @actions/artifact itself reads
-   * process.env only, so an `env` whose ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL or GITHUB_SERVER_URL differ
-   * from process.env's is refused with `{error}` rather than uploading somewhere the caller did not mean.
+   * process.env only, so an `env` whose ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL differ from process.env's, or
+   * whose GITHUB_SERVER_URL means GHES where process.env's does not (or the reverse), is refused with `{error}`
+   * rather than uploading somewhere the caller did not mean.
    */
   env?: NodeJS.ProcessEnv;
   /** The artifact's retention in days (DOCKER_BUILD_RECORD_RETENTION_DAYS, read by the caller); default the repository's. */
@@ -64,7 +62,11 @@ async function upload(opts: UploadBuildRecordOpts): Promise<RecordUpload> {
   if (skipped !== undefined) return {skipped};
   const token = env[ArtifactEnv.RuntimeToken] ?? '';
   if (env !== process.env) {
-    const differing = CLIENT_ENV.filter(key => env[key] !== process.env[key]);
+    // What the client will read again from process.env; GITHUB_SERVER_URL only as far as it decides GHES.
+    const differing = [ArtifactEnv.RuntimeToken, ArtifactEnv.ResultsUrl].filter(key => env[key] !== process.env[key]);
+    if (isGhes(env[ArtifactEnv.ServerUrl]) !== isGhes(process.env[ArtifactEnv.ServerUrl])) {
+      differing.push(ArtifactEnv.ServerUrl);
+    }
     if (differing.length > 0) {
       return {
         error: `the env given and process.env (which @actions/artifact reads) disagree on ${differing.join(', ')}: pass the runner's environment`

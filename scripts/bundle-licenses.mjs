@@ -5,6 +5,11 @@
 // (ours: 377.index.js, 805.index.js) ends up listing only those chunks' packages, never the main chunk's.
 // modules.json maps every webpack module id of the bundle to the packages whose files it holds, and records the
 // sha256 of every file written with it, so checkBundle() can prove it belongs to the bundle beside it.
+// Beside each package's licence files, licenses.txt carries the notices in the headers of the files the bundle
+// inlines when the licence files do not already hold them (@bufbuild/protobuf ships no licence file; its files carry
+// Buf's Apache-2.0 header and, for the code derived from Google's protobuf, Google's copyright with the BSD-3-Clause
+// terms), and the full Apache License 2.0 text (from this repository's LICENSE) for a package that declares it but
+// ships no copy: both licences require the notices and the licence text to go with a redistribution.
 import {createHash} from 'node:crypto';
 import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs';
 import {dirname, join, relative, sep} from 'node:path';
@@ -15,6 +20,10 @@ export const MANIFEST_FILE = 'modules.json';
 const RULE = '='.repeat(80);
 const LICENCE_FILE = /^(licen[cs]e|copying|notice)([-._].*)?$/i;
 const CODE_FILE = /\.([cm]?js|ts|json|map)$/i;
+const APACHE_TITLE = 'Apache License, Version 2.0';
+const APACHE_HEADING = `The text of the ${APACHE_TITLE}, for the packages above that declare it and ship no copy`;
+const APACHE_POINTER = `The ${APACHE_TITLE}'s text is at the end of this file.`;
+const NOTICES_HEADING = 'Notices in the headers of its files that this bundle inlines:';
 
 /**
  * What a bundle holds, from ncc's webpack stats: the packages (ours and third-party) and, per module id, their keys.
@@ -45,9 +54,11 @@ export function bundleContents(stats, root) {
         version: pkg.version,
         license: licenseId(pkg.json),
         dirs: new Set(),
+        files: new Set(),
         own: !rel.startsWith('..') && !rel.split(sep).includes('node_modules')
       };
       known.dirs.add(rel.split(sep).join('/'));
+      known.files.add(file);
       packages.set(key, known);
       keys.add(key);
     }
@@ -101,6 +112,87 @@ export function licenseFiles(dir) {
     .map(name => [name, readFileSync(join(dir, name), 'utf8').replace(/\r\n/g, '\n').trim()]);
 }
 
+/**
+ * The comment blocks at the top of a source file (after a #! line and "use strict"), each as plain text without
+ * the comment markers: where a file's copyright and licence header is.
+ */
+export function headerComments(code) {
+  let rest = code.replace(/^#![^\n]*\n/, '');
+  const blocks = [];
+  let lines = [];
+  const flush = () => {
+    if (lines.length > 0) blocks.push(lines.join('\n').trim());
+    lines = [];
+  };
+  for (;;) {
+    rest = rest.replace(/^\s*(['"])use strict\1;?/, '');
+    const blank = /^[ \t]*\r?\n/.test(rest); // after a // line: the next line is empty
+    rest = rest.replace(/^\s+/, '');
+    if (blank) flush();
+    if (rest.startsWith('//')) {
+      const end = rest.indexOf('\n');
+      lines.push(
+        rest
+          .slice(2, end < 0 ? undefined : end)
+          .replace(/^ ?/, '')
+          .trimEnd()
+      );
+      rest = end < 0 ? '' : rest.slice(end + 1);
+    } else if (rest.startsWith('/*')) {
+      flush();
+      const end = rest.indexOf('*/');
+      if (end < 0) break;
+      lines.push(
+        ...rest
+          .slice(2, end)
+          .replace(/^[*!]/, '')
+          .split('\n')
+          .map(l => l.replace(/^\s*\* ?/, '').trimEnd())
+      );
+      flush();
+      rest = rest.slice(end + 2);
+    } else break;
+  }
+  flush();
+  return blocks.filter(b => b !== '');
+}
+
+/**
+ * The copyright notices in the headers of a package's inlined files that its licence files do not already hold:
+ * each distinct header with a copyright line found neither in licenceText nor in an earlier header, in the order
+ * of the sorted file names.
+ */
+export function fileNotices(files, licenceText) {
+  const notices = [];
+  for (const file of [...files].sort()) {
+    if (!existsSync(file)) continue;
+    for (const block of headerComments(readFileSync(file, 'utf8'))) {
+      const copyrights = block.split('\n').filter(l => /copyright/i.test(l));
+      if (copyrights.length === 0 || notices.includes(block)) continue;
+      // A block whose copyright lines a licence file or an earlier notice already gives (a doc comment that
+      // repeats the header's owner) adds nothing.
+      if (copyrights.every(l => licenceText.includes(l.trim()) || notices.some(n => n.includes(l.trim())))) continue;
+      notices.push(block);
+    }
+  }
+  return notices;
+}
+
+/** The terms of the Apache License 2.0, from this repository's LICENSE (its appendix is a how-to, not terms). */
+export function apacheLicenseText() {
+  const text = readFileSync(new URL('../LICENSE', import.meta.url), 'utf8').replace(/\r\n/g, '\n');
+  const end = text.indexOf('END OF TERMS AND CONDITIONS');
+  if (!/Apache License\s+Version 2\.0/.test(text) || end < 0)
+    throw new Error('bundle-licenses: LICENSE is not the Apache License 2.0 text with its END OF TERMS AND CONDITIONS');
+  return text
+    .slice(0, end + 'END OF TERMS AND CONDITIONS'.length)
+    .replace(/^\s*\n/, '')
+    .trimEnd();
+}
+
+/** True when an SPDX expression names Apache-2.0. */
+const declaresApache = license => /(^|[\s(])Apache-2\.0([\s)]|$)/.test(license);
+
 /** licenses.txt: every third-party package of the bundle, by name then version, with its licence text. */
 export function renderLicenses(packages, root) {
   const parts = [
@@ -109,6 +201,7 @@ export function renderLicenses(packages, root) {
     ''
   ];
   const third = [...packages.values()].filter(p => !p.own).sort(byNameVersion);
+  let apache = false;
   for (const pkg of third) {
     if (pkg.license === '') {
       throw new Error(
@@ -121,12 +214,19 @@ export function renderLicenses(packages, root) {
     parts.push(RULE, `${pkg.name} ${pkg.version}`, `License: ${pkg.license}`, '-'.repeat(80));
     if (files.length === 0) {
       parts.push(`The package ships no licence file; its package.json declares the licence ${pkg.license}.`);
+      if (declaresApache(pkg.license)) {
+        parts.push(APACHE_POINTER);
+        apache = true;
+      }
     }
     if (files.length > 0) {
       parts.push(files.map(([name, text]) => (files.length > 1 ? `${name}:\n${text}` : text)).join('\n\n'));
     }
+    const notices = fileNotices(pkg.files ?? [], files.map(([, text]) => text).join('\n'));
+    if (notices.length > 0) parts.push('', NOTICES_HEADING, '', notices.join('\n\n'));
     parts.push('');
   }
+  if (apache) parts.push(RULE, APACHE_HEADING, '-'.repeat(80), apacheLicenseText(), '');
   return `${parts.join('\n')}\n`;
 }
 
@@ -274,6 +374,18 @@ export function checkBundle(dir, root) {
       const missing = texts.filter(([, text]) => !section.includes(text));
       if (missing.length > 0 || (texts.length === 0 && !section.includes('ships no licence file'))) {
         problems.push(`${where}: ${LICENSES_FILE} lacks the licence text of ${name} ${version} (${rel})`);
+      }
+      if (
+        texts.length === 0 &&
+        declaresApache(p.license) &&
+        !(
+          section.includes(APACHE_POINTER) &&
+          licenses.includes(`${APACHE_HEADING}\n${'-'.repeat(80)}\n${apacheLicenseText()}\n`)
+        )
+      ) {
+        problems.push(
+          `${where}: ${LICENSES_FILE} lacks the ${APACHE_TITLE}'s text for ${name} ${version}, which ships no copy`
+        );
       }
     }
   }

@@ -7,8 +7,10 @@ import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {
+  apacheLicenseText,
   bundleContents,
   checkBundle,
+  headerComments,
   moduleTableIds,
   writeBundleLicenses
   // @ts-expect-error: a plain ESM script without type declarations
@@ -26,6 +28,8 @@ const contents = bundleContents as (stats: unknown, root: string) => Contents;
 const check = checkBundle as (dir: string, root: string) => string[];
 const write = writeBundleLicenses as (stats: unknown, dir: string, root: string) => unknown;
 const tableIds = moduleTableIds as (code: string) => number[];
+const headers = headerComments as (code: string) => string[];
+const apacheText = apacheLicenseText as () => string;
 
 const committed = readdirSync(join(ROOT, 'dist'), {withFileTypes: true})
   .filter(d => d.isDirectory() && !d.name.startsWith('.'))
@@ -79,7 +83,13 @@ describe('a hand-made bundle', () => {
     'node_modules/beta/package.json': JSON.stringify({name: 'beta', version: '0.0.1', licenses: [{type: 'ISC'}]}),
     'node_modules/gamma/package.json': JSON.stringify({name: 'gamma', version: '2.0.0', license: 'Apache-2.0'}),
     'node_modules/gamma/LICENSE.txt': 'Apache License, Version 2.0 (gamma)\n',
-    'node_modules/gamma/NOTICE': 'gamma\nCopyright gamma authors\n'
+    'node_modules/gamma/NOTICE': 'gamma\nCopyright gamma authors\n',
+    // Headers: beta's copyright is nowhere else; gamma's is in its NOTICE already; alpha's a.js has no copyright.
+    'node_modules/beta/index.js':
+      '"use strict";\n// Copyright 2008 Beta Inc.  All rights reserved.\n//\n// Redistribution is permitted.\n\n' +
+      'module.exports = 1;\n/** Reads a varint. Copyright 2008 Beta Inc. */\n',
+    'node_modules/gamma/index.js': '/*\n * Copyright gamma authors\n * Licensed under Apache-2.0\n */\nexport {};\n',
+    'node_modules/alpha/lib/a.js': '// Reads a thing.\nexport const a = 1;\n'
   };
   const bundle = {
     'index.js': 'import{createRequire as e}from"module";var t={11:e=>{e.exports=1},12:(e,t,r)=>{},13:e=>{}};' + 'x();',
@@ -133,6 +143,41 @@ describe('a hand-made bundle', () => {
     expect(check(out, root)).toEqual([]);
   });
 
+  test('licenses.txt: the copyright headers of the inlined files that the licence files do not already hold', () => {
+    const text = readFileSync(join(out, 'licenses.txt'), 'utf8');
+    const beta = text.slice(text.indexOf('beta 0.0.1\n'), text.indexOf('gamma 2.0.0\n'));
+    expect(beta).toContain(
+      'Notices in the headers of its files that this bundle inlines:\n\n' +
+        'Copyright 2008 Beta Inc.  All rights reserved.\n\nRedistribution is permitted.\n'
+    );
+    expect(beta).not.toContain('Reads a varint'); // a comment after the code starts is not a header
+    const gamma = text.slice(text.indexOf('gamma 2.0.0\n'));
+    expect(gamma).not.toContain('Notices in the headers'); // its NOTICE holds that copyright already
+    expect(text).not.toContain('Reads a thing');
+    expect(text).not.toContain(apacheText().slice(0, 200)); // no package needs the Apache text here
+  });
+
+  test('a package that declares Apache-2.0 and ships no copy: the licence text at the end, and the check wants it', () => {
+    writeFileSync(
+      join(root, 'node_modules/beta/package.json'),
+      JSON.stringify({name: 'beta', version: '0.0.1', license: '(Apache-2.0 AND BSD-3-Clause)'})
+    );
+    write(stats(), out, root);
+    const text = readFileSync(join(out, 'licenses.txt'), 'utf8');
+    expect(text).toContain(
+      'beta 0.0.1\nLicense: (Apache-2.0 AND BSD-3-Clause)\n' +
+        '-'.repeat(80) +
+        "\nThe package ships no licence file; its package.json declares the licence (Apache-2.0 AND BSD-3-Clause).\nThe Apache License, Version 2.0's text is at the end of this file.\n"
+    );
+    expect(apacheText()).toMatch(/^ +Apache License\n +Version 2\.0, January 2004\n[^]*END OF TERMS AND CONDITIONS$/);
+    expect(text.endsWith(`${'-'.repeat(80)}\n${apacheText()}\n\n`)).toBe(true);
+    expect(check(out, root)).toEqual([]);
+    cut('licenses.txt', 'TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION');
+    expect(check(out, root)).toEqual([
+      expect.stringContaining("licenses.txt lacks the Apache License, Version 2.0's text for beta 0.0.1")
+    ]);
+  });
+
   test('a third-party package without any licence is refused at bundle time', () => {
     writeFileSync(join(root, 'node_modules/beta/package.json'), JSON.stringify({name: 'beta', version: '0.0.1'}));
     expect(() => write(stats(), out, root)).toThrow(/beta@0\.0\.1 has no "license" in its package\.json/);
@@ -158,6 +203,15 @@ describe('a hand-made bundle', () => {
     damage();
     expect(check(out, root).join('\n')).toMatch(problem);
   });
+});
+
+test.each<[string, string, string[]]>([
+  ['line comments, a blank line between two headers', '// a\n// b\n\n// c\ncode();', ['a\nb', 'c']],
+  ['after #! and "use strict"', '#!/usr/bin/env node\n"use strict";\n// Copyright x\nf();', ['Copyright x']],
+  ['a block comment with stars', '/*!\n * Copyright y\n *\n * MIT\n */\n// then\nf();', ['Copyright y\n\nMIT', 'then']],
+  ['nothing before the code', 'f(); // Copyright z', []]
+])('headerComments: %s', (_, code, blocks) => {
+  expect(headers(code)).toEqual(blocks);
 });
 
 test.each<[string, string, number[]]>([

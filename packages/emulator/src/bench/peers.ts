@@ -19,6 +19,8 @@ export const WARPBUILD_COMMIT = '93a4846';
 const API_KEY = 'bench-key';
 /** Builders of the random case become ready this long after their assignment, uniformly (issue 21). */
 const RANDOM_READY_MS = [500, 6000] as const;
+/** How many builders the random cases assign (issue 29: 1 and 4). */
+const RANDOM_SIZES = [1, 4] as const;
 
 export interface PeerBenchOpts {
   runs: number;
@@ -53,6 +55,8 @@ interface Job {
   /** When the emulator received the job's first API request. */
   firstRequestAt: number;
   builderIds: string[];
+  /** Details requests (GET /api/v1/builders/{id}) main sent for its builders. */
+  detailsRequests: number;
 }
 
 /**
@@ -112,7 +116,8 @@ function peers(dist: string, warpbuild: {main: string; post: string}, baseline?:
 
 /**
  * Runs the comparison and returns its rows: the whole main step with 1, 4 and 8 builders ready at once,
- * 8 against 1, the lag after the last of 4 builders ready at random, and the cold start.
+ * 8 against 1, the lag after the last of 1 and of 4 builders ready at random with the details requests it
+ * took, and the cold start.
  */
 export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
   const mirror = opts.mirror ?? WARPBUILD_MIRROR;
@@ -125,7 +130,7 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
   const onLog = (line: string): void => {
     const {emu} = started;
     if (!emu || !line.startsWith('POST /api/v1/builders/assign -> 200')) return;
-    const fresh = emu.assignedBuilders().filter(e => e.profile === 'later' && !scheduled.has(e.builderId));
+    const fresh = emu.assignedBuilders().filter(e => e.profile.startsWith('later-') && !scheduled.has(e.builderId));
     fresh.forEach((e, i) => {
       scheduled.add(e.builderId);
       const at = e.assignedAt + (readyIn[i] ?? 0);
@@ -138,7 +143,12 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
       buildersPerAssignment: n,
       architectures: ['amd64', 'arm64']
     })),
-    {name: 'later', buildersPerAssignment: 4, architectures: ['amd64', 'arm64'], readyDelayMs: 3_600_000}
+    ...RANDOM_SIZES.map((n): ProfileConfig => ({
+      name: `later-${n}`,
+      buildersPerAssignment: n,
+      architectures: ['amd64', 'arm64'],
+      readyDelayMs: 3_600_000
+    }))
   ];
   const implementations = opts.baseline ? 3 : 2;
   const emu = await Emulator.start({
@@ -147,8 +157,8 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
     https: {},
     log: onLog,
     // Builders' certificates made before the runs (the service's work, not the step's): every run of every
-    // implementation assigns 1 + 4 + 8 builders at once and 4 at random.
-    pkiPool: opts.runs * implementations * 17 + 8
+    // implementation assigns 1 + 4 + 8 builders at once and 1 + 4 at random.
+    pkiPool: opts.runs * implementations * 18 + 8
   });
   started.emu = emu;
   try {
@@ -181,12 +191,14 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
       const main = await runAction({script: peer.main, inputs, env, workDir: work});
       const exitAt = Date.now();
       if (main.exitCode !== 0) throw new Error(`${peer.name} main failed:\n${main.stdout}\n${main.stderr}`);
-      const first = emu.requests()[before];
+      const sent = emu.requests().slice(before);
+      const first = sent[0];
       if (!first) throw new Error(`${peer.name} main sent no API request`);
+      const detailsRequests = sent.filter(r => r.at <= exitAt && r.route === 'details').length;
       const post = await runAction({script: peer.post, inputs, env, workDir: work, state: main.state});
       if (post.exitCode !== 0) throw new Error(`${peer.name} post failed:\n${post.stdout}`);
       rmSync(work, {recursive: true, force: true});
-      return {main, spawnedAt, exitAt, firstRequestAt: first.at, builderIds: peer.builderIds(main)};
+      return {main, spawnedAt, exitAt, firstRequestAt: first.at, builderIds: peer.builderIds(main), detailsRequests};
     };
     /** Every peer once per run, the order alternating so neither always runs on a warmer machine. */
     const interleaved = async <T>(runs: number, fn: (peer: Peer, k: number) => Promise<T>): Promise<T[][]> => {
@@ -251,28 +263,45 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
     const eight = 'main step, 8 builders ready at once, against 1';
     rows.push(row(eight, whole[8]!, '≤ 1.3× of 1 builder', Number(ratio(OURS)) <= 1.3, ratios));
 
-    // Drawn once per run: every implementation gets the same ready times in run k.
+    // Drawn once per run: every implementation gets the same ready times in run k. Each row counts the details
+    // requests beside the lag (what the speed costs the service), and the fleet line scales them to a thousand
+    // jobs waiting at once.
     const [from, to] = RANDOM_READY_MS;
-    const readyTimes = Array.from({length: opts.runs}, () =>
-      Array.from({length: 4}, () => from + Math.random() * (to - from))
-    );
-    const lagRuns = await interleaved(opts.runs, async (p, k) => {
-      readyIn = readyTimes[k]!;
-      const j = await job(p, 'later');
-      const ready = emu.ledger().filter(e => j.builderIds.includes(e.builderId));
-      if (ready.length !== 4 || ready.some(e => e.readyAt === undefined))
-        throw new Error(`${p.name}: not every builder was ready`);
-      return j.exitAt - Math.max(...ready.map(e => e.readyAt as number));
-    });
-    const lags = lagRuns.map(l => stats(l));
-    rows.push(
-      row(
-        '4 builders ready at random 0.5–6 s: last ready → main exits',
-        lags,
-        '≤ 0.2× WarpBuild (median)',
-        lags[OURS]!.median <= 0.2 * lags[THEIRS]!.median
-      )
-    );
+    for (const n of RANDOM_SIZES) {
+      const readyTimes = Array.from({length: opts.runs}, () =>
+        Array.from({length: n}, () => from + Math.random() * (to - from))
+      );
+      const runs = await interleaved(opts.runs, async (p, k) => {
+        readyIn = readyTimes[k]!;
+        const j = await job(p, `later-${n}`);
+        const ready = emu.ledger().filter(e => j.builderIds.includes(e.builderId));
+        if (ready.length !== n || ready.some(e => e.readyAt === undefined))
+          throw new Error(`${p.name}: not every builder was ready`);
+        const lastReady = Math.max(...ready.map(e => e.readyAt as number));
+        // Requests per builder per second of its wait (its assignment → main's exit).
+        const waited = ready.reduce((sum, e) => sum + (j.exitAt - e.assignedAt), 0) / 1000;
+        return {lag: j.exitAt - lastReady, requests: j.detailsRequests / n, rate: j.detailsRequests / waited};
+      });
+      const lags = runs.map(r => stats(r.map(x => x.lag)));
+      const requests = runs.map(r => stats(r.map(x => x.requests)).median.toFixed(1));
+      const rates = runs.map(r => stats(r.map(x => x.rate)).median);
+      const counts: Row['extra'] = {
+        'details requests per builder (median)': requests[OURS]!,
+        'WarpBuild details requests per builder': requests[THEIRS]!,
+        'requests a second, 1,000 jobs waiting': Math.round(rates[OURS]! * 1000 * n),
+        'WarpBuild requests a second, 1,000 jobs waiting': Math.round(rates[THEIRS]! * 1000 * n)
+      };
+      if (requests[BEFORE]) counts['ours before, details requests per builder'] = requests[BEFORE];
+      rows.push(
+        row(
+          `${n} builder${n > 1 ? 's' : ''} ready at random 0.5–6 s: last ready → main exits`,
+          lags,
+          '≤ 0.4× WarpBuild (median), ≤ 4 details requests a second',
+          lags[OURS]!.median <= 0.4 * lags[THEIRS]!.median,
+          counts
+        )
+      );
+    }
     rows.push({
       ...row(
         'configure over HTTPS, buildx as a plugin: spawn → first API request',

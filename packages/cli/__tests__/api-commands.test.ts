@@ -96,7 +96,10 @@ describe('profiles', () => {
     emu.addFault({route: 'profiles', status: 400, body, times: 1});
     const r = await run('profiles', 'list');
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`remote-builder: error: Failed to list builder profiles: HTTP 400: ${body}\n`);
+    // The service's message, without the JSON around it.
+    expect(r.stderr).toBe(
+      'remote-builder: error: Failed to list builder profiles: HTTP 400: profile-name is not set on the runner\n'
+    );
   });
 
   test('reset-cache by id (an id wins over a name), by name, and an unknown one', async () => {

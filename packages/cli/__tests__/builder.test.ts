@@ -18,6 +18,7 @@ beforeAll(async () => {
     profiles: [
       {name: 'amd'},
       {name: 'multi', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2},
+      {name: 'multi-32', architectures: ['amd64', 'arm64'], buildersPerAssignment: 2, size: '32x64'},
       {name: 'slow', readyDelayMs: 120000}
     ],
     apiKeys: [{key: KEY, scopes: ['ci', 'cache', 'builders']}]
@@ -92,6 +93,35 @@ describe('builder up and down', () => {
     expect(dockerBuilders(b)).toEqual({});
     expect(ledgerOf(ids)).toEqual([expect.objectContaining({reason: 'teardown'})]);
     expect(up.stderr + down.stderr).not.toContain(KEY);
+    // One line after the teardown: what was billed; no size given, so no cost (never a guessed one).
+    expect(down.stderr).toMatch(
+      /^Billed: 1 builder for \d+\.\d s; cost unknown \(size unknown\): pass --builder-size, the profile's size in the web UI\.$/m
+    );
+  });
+
+  test('--builder-size: the line after teardown has the cost, as the service bills it', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'multi-32', '--builder-size', '32x64'], b.env);
+    expect(up.code).toBe(0);
+    const down = await cli(['builder', 'down'], b.env);
+    expect(down.code).toBe(0);
+    const line = /^Billed: 2 builders for (\d+\.\d) s in all, (\d+\.\d{4}) USD \(32x64\)\.$/m.exec(down.stderr);
+    expect(line).not.toBeNull();
+    // The emulator's ledger prices the same sizes per minute (32x64: 0.12 USD): the CLI's total is within a
+    // request's time of it.
+    const ledger = emu.ledger().slice(-2);
+    const cost = ledger.reduce((sum, e) => sum + e.cost, 0);
+    expect(Math.abs(Number(line?.[2]) - cost)).toBeLessThan(0.001);
+  });
+
+  test('--builder-size that is no size: refused before anything is assigned', async () => {
+    const b = fresh();
+    const up = await cli(['builder', 'up', '--profile', 'amd', '--builder-size', '3x6'], b.env);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain(
+      '--builder-size "3x6" is not a builder size: one of 16x32, 32x64, 64x128, 96x192, 192x384'
+    );
+    expect(emu.assignedBuilders()).toEqual([]);
   });
 
   test('--json, --name, --no-use and --platforms on a two-builder profile', async () => {
@@ -344,6 +374,10 @@ describe('builder run', () => {
     expect(r.code).toBe(0);
     const build = dockerCalls(b).find(c => c[1] === 'build');
     expect(build).toEqual(['buildx', 'build', '-t', 'app:dev', '.']);
+    // The fake docker built nothing: the line after the teardown says so.
+    expect(r.stderr).toMatch(
+      /^Billed: 1 builder for \d+\.\d s; cost unknown \(size unknown\).*\. The build was SIMULATED: docker was the recording fake docker/m
+    );
   });
 
   test('a command not found on PATH: exit 127 before anything is assigned', async () => {

@@ -1,14 +1,19 @@
 import {join} from 'node:path';
 import {
   Provisioner,
+  RunRecorder,
   assignTimeoutFor,
+  closeRun,
   errorMessage,
   loadBuilderState,
+  loadRun,
   postCleanup,
   resolveTeardownTimeoutMs,
+  type BuilderSize,
   type Buildx,
   type PostCleanupResult,
-  type ProvisionedBuilder
+  type ProvisionedBuilder,
+  type RunRecord
 } from '@remote-builder-actions/core';
 import type {CommandContext} from './context.js';
 import {FileStateStore} from './state-file.js';
@@ -28,6 +33,8 @@ export interface UpOptions {
   certRoot: string;
   /** `builder run`: the command to run, which must be found before anything is assigned. */
   command?: string;
+  /** --builder-size: the profile's size, for the cost after teardown when the service does not say it. */
+  size?: BuilderSize;
 }
 
 export interface Session {
@@ -53,9 +60,20 @@ export async function bringUp(ctx: CommandContext, o: UpOptions): Promise<Sessio
   refuseIfUp(store, o.name);
   const apiUrl = ctx.apiUrl();
   const buildx = ctx.buildx();
+  const token = ctx.token();
+  // The builders' billing times, kept in the state file with the rest: `down` prints what they cost.
+  // (`builder up` is configure's flow; no job summary is written from it.)
+  const recorder = new RunRecorder({
+    action: 'configure',
+    state: store,
+    sizeHint: o.size,
+    summary: false,
+    secrets: [token]
+  });
   const provisioner = new Provisioner({
     apiUrl,
-    token: ctx.token(),
+    token,
+    recorder,
     state: store,
     logger: ctx.logger,
     buildx,
@@ -100,19 +118,37 @@ export async function bringDown(
   ctx: CommandContext,
   store: FileStateStore,
   buildx: Buildx
-): Promise<PostCleanupResult> {
+): Promise<PostCleanupResult & {run?: RunRecord}> {
   // postCleanup treats unreadable state as "nothing to clean up"; here it must not be deleted unread.
   loadBuilderState(store);
+  const saved = loadRun(store);
+  // When each teardown answered: billing ends there (spec §3), not when buildx rm, run beside it, is done.
+  const answeredAt = new Map<string, number>();
   const result = await postCleanup({
     logger: ctx.logger,
     state: store,
     buildx,
-    makeApi: url => ctx.api(url).builders,
+    makeApi: url => {
+      const api = ctx.api(url).builders;
+      return {
+        assignBuilder: (profile, o) => api.assignBuilder(profile, o),
+        getBuilderDetails: (id, o) => api.getBuilderDetails(id, o),
+        teardownBuilder: async (id, o) => {
+          const answer = await api.teardownBuilder(id, o);
+          answeredAt.set(id, Date.now());
+          return answer;
+        }
+      };
+    },
     teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env),
     assignedBy: '"builder up"'
   });
   if (result.maybeBilled.length === 0) store.remove();
-  return result;
+  // What the run was billed, this teardown applied (the state of a CLI older than the record has none).
+  if (!saved) return result;
+  const run = closeRun(saved, result.teardown, Date.now());
+  for (const b of run.builders) b.tornDownAt = answeredAt.get(b.id) ?? b.tornDownAt;
+  return {...result, run};
 }
 
 function refuseIfUp(store: FileStateStore, name: string): void {

@@ -1,5 +1,12 @@
 import {isAbsolute, resolve} from 'node:path';
-import {MAX_TIMEOUT_MS, parseProfileNames, type PostCleanupResult} from '@remote-builder-actions/core';
+import {
+  BUILDER_SIZES,
+  MAX_TIMEOUT_MS,
+  parseBuilderSize,
+  parseProfileNames,
+  type PostCleanupResult,
+  type RunRecord
+} from '@remote-builder-actions/core';
 import {list, positionals, str, wholeNumber, type OptionValues} from '../args.js';
 import {
   BUILDER_NAME,
@@ -10,6 +17,7 @@ import {
   type Session,
   type UpOptions
 } from '../builder-session.js';
+import {billingLine, isFakeDocker} from '../billing-line.js';
 import type {Command, CommandGroup} from '../command.js';
 import type {CommandContext} from '../context.js';
 import {ExitCode, signalExitCode} from '../exit-codes.js';
@@ -30,7 +38,8 @@ const UP_OPTIONS = {
   platforms: {type: 'string'},
   name: {type: 'string'},
   'state-file': {type: 'string'},
-  'cert-dir': {type: 'string'}
+  'cert-dir': {type: 'string'},
+  'builder-size': {type: 'string'}
 } as const;
 
 const UP_HELP = `  --profile P[,P2]      builder profile (required); a comma list is tried in order
@@ -38,7 +47,8 @@ const UP_HELP = `  --profile P[,P2]      builder profile (required); a comma lis
   --platforms P1,P2     fail unless the builders run these platforms, e.g. linux/amd64,linux/arm64
   --name NAME           buildx builder name (default remote-builder-<random>)
   --state-file FILE     where to keep the state (default <state dir>/<name>.json)
-  --cert-dir DIR        where to write the TLS certificates (default <state dir>/certs)`;
+  --cert-dir DIR        where to write the TLS certificates (default <state dir>/certs)
+  --builder-size SIZE   the profile's size (web UI), e.g. 32x64: the line after teardown then shows the cost`;
 
 const STATE_NOTE = `The state dir is $XDG_STATE_HOME/remote-builder, else ~/.local/state/remote-builder.`;
 
@@ -59,7 +69,12 @@ function upOptions(
   // checked with the other local checks, before anything is assigned.
   const platforms = list(str(v, 'platforms') ?? '');
   const timeout = str(v, 'timeout');
+  const sizeText = str(v, 'builder-size');
+  const size = sizeText === undefined ? undefined : parseBuilderSize(sizeText);
+  if (sizeText !== undefined && size === undefined)
+    throw new UsageError(`--builder-size "${sizeText}" is not a builder size: one of ${BUILDER_SIZES.join(', ')}`, cmd);
   return {
+    size,
     profiles: parseProfileNames(profile, '--profile'),
     timeoutMs:
       timeout === undefined
@@ -158,7 +173,8 @@ function downTarget(ctx: CommandContext, v: OptionValues, cmd: string): FileStat
   return names.length === 1 ? new FileStateStore(stateFileOf(dir, names[0] as string)) : undefined;
 }
 
-function reportDown(ctx: CommandContext, name: string, r: PostCleanupResult): number {
+function reportDown(ctx: CommandContext, name: string, r: PostCleanupResult & {run?: RunRecord}): number {
+  if (r.run && !ctx.json) ctx.logger.info(billingLine(r.run));
   if (ctx.json) {
     ctx.outJson({
       name,
@@ -255,6 +271,7 @@ ${STATE_NOTE}`,
     } finally {
       ctx.logger.info(`==> Bringing builder "${session.builder.name}" down`);
       const result = await bringDown(ctx, session.store, session.buildx);
+      if (result.run) ctx.logger.info(billingLine(result.run, {simulated: isFakeDocker(ctx.env)}));
       if (result.maybeBilled.length > 0) {
         ctx.logger.error(
           `${result.maybeBilled.join(', ')} may still be billed: run "remote-builder builder down --name ${session.builder.name}"`

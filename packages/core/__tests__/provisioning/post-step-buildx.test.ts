@@ -20,11 +20,11 @@ afterEach(() => {
 });
 
 function harness(installed: string | undefined) {
-  const io = new FakeActionIO({'api-key': 'k'}, {});
+  const io = new FakeActionIO({'api-key': 'k', 'api-url': 'https://api.example.com'}, {RUNNER_TEMP: dir});
   if (installed !== undefined) io.state.save(BuildxInstallState.DockerConfig, installed);
   saveBuilderState(io.state, {
     v: 1,
-    builderName: 'rb',
+    builderName: 'remote-builder-0a1b2c3d',
     builderIds: ['b1'],
     tornDownIds: [],
     certDir: '',
@@ -48,7 +48,7 @@ test('buildx rm runs with the installed DOCKER_CONFIG, then the folder is remove
   const h = harness(installed);
   await runPostStep(h.deps, {apiKeyInput: 'api-key'});
   const rm = h.exec.calls.filter(c => c.args[1] === 'rm');
-  expect(rm.map(c => c.args)).toEqual([['buildx', 'rm', 'rb']]);
+  expect(rm.map(c => c.args)).toEqual([['buildx', 'rm', 'remote-builder-0a1b2c3d']]);
   expect(rm.map(c => c.opts.env)).toEqual([{DOCKER_CONFIG: installed}]);
   expect(h.existedAtRm).toEqual([true]);
   expect(existsSync(installed)).toBe(false);

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function harness(inputs: Record<string, string>) {
-  const io = new FakeActionIO(inputs, {});
+  const io = new FakeActionIO(inputs, {RUNNER_TEMP: dir});
   const api = new FakeBuilderApi();
   const made: string[] = [];
   const deps = {
@@ -42,14 +42,14 @@ describe('runPostStep: the one post step of every action', () => {
   });
 
   test('a build step: removes the private folder main left, then tears down what main did not', async () => {
-    const h = harness({'api-key': 'k'});
+    const h = harness({'api-key': 'k', 'api-url': 'https://api.example.com'});
     const tmp = join(dir, 'build-push-x');
     mkdirSync(tmp);
     writeFileSync(join(tmp, 'secret'), 's');
     h.io.state.save('tmpDir', tmp);
     saveBuilderState(h.io.state, {
       v: 1,
-      builderName: 'rb',
+      builderName: 'remote-builder-0a1b2c3d',
       builderIds: ['b1'],
       tornDownIds: [],
       certDir: '',

@@ -1,5 +1,6 @@
 import {describe, expect, test} from '@jest/globals';
 import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
+import {POST_STATE_KEYS} from '../../src/provisioning/post-state-keys.js';
 import {runStep} from '../../src/provisioning/run-step.js';
 import {FakeActionIO, FakeSignals} from '../fakes/fake-action-io.js';
 
@@ -23,6 +24,21 @@ const untilAborted = (signal: AbortSignal): Promise<never> =>
   new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), {once: true}));
 
 describe('runStep main', () => {
+  test('writes every key post reads, empty, before the step runs (a value planted in the log never reaches post); post writes none', async () => {
+    const h = harness();
+    let atStart: string[] = [];
+    await runStep(
+      h.io,
+      'main',
+      async () => void (atStart = [...h.io.state.values.entries()].map(([k, v]) => `${k}=${v}`)),
+      h.opts
+    );
+    expect(atStart).toEqual(POST_STATE_KEYS.map(k => `${k}=`));
+    const post = harness();
+    await runStep(post.io, 'post', async () => undefined, post.opts);
+    expect(post.io.state.values.size).toBe(0);
+  });
+
   test('success → exit 0, nothing failed, a live signal handed to the step', async () => {
     const h = harness();
     let seen: AbortSignal | undefined;

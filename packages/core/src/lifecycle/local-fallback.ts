@@ -89,6 +89,8 @@ export interface RemoveLocalFallbackOpts {
   state: StateStore;
   /** Bound on `buildx rm` (it also stops the BuildKit container); default 30000. */
   timeoutMs?: number;
+  /** Whether the saved name may be removed (the actions' post: a name this step made); default any. */
+  accept?: (name: string) => boolean;
 }
 
 /**
@@ -97,7 +99,7 @@ export interface RemoveLocalFallbackOpts {
  */
 export async function removeLocalFallbackBuilder(opts: RemoveLocalFallbackOpts): Promise<void> {
   const name = opts.state.get(FALLBACK_BUILDER_STATE);
-  if (!name) return;
+  if (!name || (opts.accept && !opts.accept(name))) return;
   try {
     const res: unknown = await opts.buildx.rm(name, {timeoutMs: opts.timeoutMs ?? 30000});
     opts.logger.info(

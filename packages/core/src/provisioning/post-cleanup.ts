@@ -14,6 +14,7 @@ import {GitHubContext} from '../docker/github-context.js';
 import type {BakeDefinitionText} from '../report/bake-definition-file.js';
 import type {BuildInputs} from '../report/build-inputs.js';
 import {closeRun, loadRun} from '../report/run-recorder.js';
+import type {PostStateGuard} from './post-state-guard.js';
 import {renderStepSummary} from '../report/step-summary.js';
 
 export interface PostCleanupOpts {
@@ -30,6 +31,8 @@ export interface PostCleanupOpts {
   clock?: Clock;
   /** What assigned the builders, in messages (default "main", the actions' main step; the CLI: "builder up"). */
   assignedBy?: string;
+  /** Checks the state before it is acted on (the actions' post: the log could have planted it); none: trusted. */
+  guard?: PostStateGuard;
 }
 
 export interface PostCleanupResult {
@@ -90,10 +93,15 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
     return {hadState: false, teardown: empty, maybeBilled: []};
   }
   const current = state;
-
-  const pending = current.builderIds.filter(id => !current.tornDownIds.includes(id));
+  const {guard} = opts;
+  const pendingIds = current.builderIds.filter(id => !current.tornDownIds.includes(id));
+  // Refused values are not acted on: no request to a foreign URL, no buildx rm of a foreign name, no rm -rf.
+  const apiUrl = guard && pendingIds.length > 0 ? guard.apiUrl(current.apiUrl) : current.apiUrl;
+  const pending = apiUrl === undefined ? [] : pendingIds;
+  const buildxCreated = current.buildxCreated && (!guard || guard.builderName(current.builderName) !== undefined);
+  const certDir = guard ? (guard.path('the certificate folder', current.certDir) ?? '') : current.certDir;
   const what = [
-    current.buildxCreated ? `buildx builder "${current.builderName}"` : '',
+    buildxCreated ? `buildx builder "${current.builderName}"` : '',
     pending.length > 0 ? pending.join(', ') : ''
   ]
     .filter(Boolean)
@@ -101,10 +109,10 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
   // Teardown (billing) and buildx rm run at once: rm is quick while the endpoints still answer.
   const teardown = await logger.group(what ? `Removing ${what}` : 'Cleaning up', async () => {
     const [report] = await Promise.all([
-      tearDown(opts, current.apiUrl, pending),
-      removeBuildx(opts, current.builderName, current.buildxCreated)
+      tearDown(opts, apiUrl ?? '', pending),
+      removeBuildx(opts, current.builderName, buildxCreated)
     ]);
-    if (pending.length === 0) {
+    if (pendingIds.length === 0) {
       logger.info(
         current.builderIds.length > 0 ? `Every builder was already torn down by ${by}.` : 'No builder was assigned.'
       );
@@ -112,12 +120,12 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
     return report;
   });
 
-  if (current.certDir) {
+  if (certDir) {
     try {
-      await removeCertDir(current.certDir);
-      logger.info(`Removed ${current.certDir}`);
+      await removeCertDir(certDir);
+      logger.info(`Removed ${certDir}`);
     } catch (e) {
-      logger.warning(`Failed to remove ${current.certDir}: ${errorMessage(e)}`);
+      logger.warning(`Failed to remove ${certDir}: ${errorMessage(e)}`);
     }
   }
 
@@ -139,6 +147,8 @@ export interface PostStepOpts {
   apiKeyInput: string;
   makeApi?: (apiUrl: string, token: string) => BuilderApi & {close(): void};
   buildx?: Buildx;
+  /** Checks what post reads from state (see PostStateGuard). */
+  guard?: PostStateGuard;
   /** What docker's summary sections show besides the run record (read by post, never saved in state). */
   summary?: PostSummaryOpts;
 }
@@ -167,6 +177,7 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
     const result = await postCleanup({
       logger: io.logger,
       state: io.state,
+      guard: opts.guard,
       teardownTimeoutMs,
       buildx: opts.buildx ?? new Buildx({logger: io.logger}),
       makeApi: apiUrl => {

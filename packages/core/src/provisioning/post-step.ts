@@ -1,10 +1,13 @@
 import {existsSync, rmSync} from 'node:fs';
 import {errorMessage} from '../errors.js';
-import {removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
+import {resolveApiUrl} from '../inputs.js';
+import {FALLBACK_BUILDER_PREFIX, removeLocalFallbackBuilder} from '../lifecycle/local-fallback.js';
 import {readBakeDefinition} from '../report/bake-definition-file.js';
 import {readSummaryInputs, type SummaryInputsSpec} from '../report/build-inputs.js';
 import {defaultMakeBuilderApi} from './builder-api-factory.js';
+import {RemoteInput} from './action-inputs.js';
 import {postStepCleanup, type PostCleanupResult} from './post-cleanup.js';
+import {PostStateGuard} from './post-state-guard.js';
 import {installedDockerConfig, removeInstalledBuildx} from './step-buildx.js';
 import {stepBuildx, type StepDeps} from './step-deps.js';
 
@@ -28,7 +31,14 @@ export interface PostStepNames {
  */
 export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise<PostCleanupResult> {
   const {io} = deps;
-  const tmpDir = names.tmpDirState ? io.state.get(names.tmpDirState) : undefined;
+  // Post acts only on what main wrote: the step's own service URL, folders in its temp folder, its builders.
+  const guard = new PostStateGuard({
+    logger: io.logger,
+    apiUrl: ownApiUrl(io),
+    tempDir: io.env['RUNNER_TEMP']
+  });
+  const savedTmpDir = names.tmpDirState ? io.state.get(names.tmpDirState) : undefined;
+  const tmpDir = savedTmpDir ? guard.path('the build folder', savedTmpDir) : undefined;
   // bake's definition for the job summary, read before the folder goes.
   const bakeDefinition = tmpDir ? readBakeDefinition(tmpDir) : undefined;
   if (tmpDir && existsSync(tmpDir)) {
@@ -46,14 +56,20 @@ export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise
     );
   }
   // The buildx main installed (buildx-version) removes what main created with it, then goes.
-  const installed = installedDockerConfig(io);
+  const installed = installedDockerConfig(io, guard);
   const inputsSpec = names.summaryInputs;
   const buildx = stepBuildx(deps, installed ? {DOCKER_CONFIG: installed} : {});
   try {
     // A local fallback builder main could not remove (killed, or its removal failed).
-    await removeLocalFallbackBuilder({buildx, logger: io.logger, state: io.state});
+    await removeLocalFallbackBuilder({
+      buildx,
+      logger: io.logger,
+      state: io.state,
+      accept: name => guard.builderName(name, FALLBACK_BUILDER_PREFIX) !== undefined
+    });
     return await postStepCleanup({
       io,
+      guard,
       apiKeyInput: names.apiKeyInput,
       makeApi: deps.makeApi ?? defaultMakeBuilderApi({env: io.env, logger: io.logger}),
       buildx,
@@ -64,5 +80,14 @@ export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise
     });
   } finally {
     if (installed) removeInstalledBuildx(io, installed);
+  }
+}
+
+/** The service URL the step's own inputs name (api-url, else REMOTE_BUILDER_API_URL); undefined when none. */
+function ownApiUrl(io: StepDeps['io']): string | undefined {
+  try {
+    return resolveApiUrl(io.getInput(RemoteInput.ApiUrl), io.env, RemoteInput.ApiUrl);
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import type {ActionIO} from './action-io.js';
 import {errorMessage} from '../errors.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
+import {claimPostState} from './post-state-keys.js';
 
 export interface RunStepOpts {
   /** Where signals come from; default `process`. */
@@ -10,7 +11,7 @@ export interface RunStepOpts {
 }
 
 /**
- * Runs one hook of an action. main: SIGINT/SIGTERM abort the signal handed to `fn`, which tears down
+ * Runs one hook of an action. main: first writes every key post reads (claimPostState), then SIGINT/SIGTERM abort the signal handed to `fn`, which tears down
  * what it assigned and rejects; any error fails the step with its message. post: signals are noted but
  * do not stop the cleanup, and errors only warn, so post never fails the job.
  */
@@ -36,6 +37,7 @@ export async function runStep(
   signals.on('SIGTERM', onSignal);
   let code = 0;
   try {
+    if (hook === 'main') claimPostState(io.state);
     await fn(controller.signal);
   } catch (e) {
     if (hook === 'post') {

@@ -9,6 +9,7 @@ import type {Exec, ExecOpts, ExecResult} from '../exec.js';
 import {Env, resolveBuildxReleasesUrl} from '../inputs.js';
 import type {ActionIO} from './action-io.js';
 import {cancellation} from './cancellation.js';
+import type {PostStateGuard} from './post-state-guard.js';
 
 /** State keys of the buildx a step installed (post needs it for `buildx rm`, then removes it). */
 export enum BuildxInstallState {
@@ -108,10 +109,11 @@ export function execWithEnv(exec: Exec, env: Record<string, string>): Exec {
 
 /**
  * The private DOCKER_CONFIG main saved, when it still exists (post runs `buildx rm` through it), else
- * undefined (nothing was installed, or it is gone).
+ * undefined (nothing was installed, or it is gone, or `guard` refuses it: buildx would run from there).
  */
-export function installedDockerConfig(io: Pick<ActionIO, 'state'>): string | undefined {
-  const dir = io.state.get(BuildxInstallState.DockerConfig);
+export function installedDockerConfig(io: Pick<ActionIO, 'state'>, guard?: PostStateGuard): string | undefined {
+  const saved = io.state.get(BuildxInstallState.DockerConfig);
+  const dir = guard && saved ? guard.path('the installed buildx (DOCKER_CONFIG)', saved) : saved;
   return dir && existsSync(dir) ? dir : undefined;
 }
 

@@ -125,6 +125,8 @@ describe('harness CLI: job', () => {
     expect(run.output).toContain('Job image succeeded.');
     // One platform, one builder.
     expect(run.output).toContain('Emulator ledger: 1 builder(s) assigned, all torn down.');
+    // configure builds nothing, so it has no build record to upload.
+    expect(run.output).toContain('Emulator artifact service: 0 artifact(s).');
     // The emulator's API key stood in for secrets.REMOTE_BUILDER_API_KEY: never shown.
     expect(run.output).not.toContain('harness-emulator-key');
   }, 60_000);

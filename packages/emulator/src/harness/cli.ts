@@ -263,6 +263,12 @@ async function jobCommand(args: string[]): Promise<number> {
             ? 'all torn down.'
             : `${left.length} NOT torn down: ${left.map(e => e.builderId).join(', ')}.`)
       );
+      const artifacts = emu.artifacts
+        .artifacts()
+        .map(a => `${a.name} (${a.bytes?.length ?? 0} bytes${a.finalized ? '' : ', NOT finalized'})`);
+      print(
+        `Emulator artifact service: ${artifacts.length} artifact(s)${artifacts.length ? `: ${artifacts.join(', ')}` : ''}.`
+      );
     }
     return job.failedStep ? 1 : 0;
   };

@@ -163,7 +163,7 @@ describe('buildkitSupportsAttestations, noDefaultAttestations, buildSummaryEnabl
     expect(buildSummaryEnabled(removed)).toBe(true);
     expect(removed.logger.messages('warning')).toEqual([
       "DOCKER_BUILD_NO_SUMMARY is ignored: docker's actions v7 removed it; set DOCKER_BUILD_SUMMARY=false instead.",
-      "DOCKER_BUILD_EXPORT_RETENTION_DAYS is ignored: docker's actions v7 removed it; DOCKER_BUILD_RECORD_RETENTION_DAYS replaces it there, but these actions upload no build record: remove it.",
+      "DOCKER_BUILD_EXPORT_RETENTION_DAYS is ignored: docker's actions v7 removed it; set DOCKER_BUILD_RECORD_RETENTION_DAYS instead (the build record artifact's retention in days).",
       "DOCKER_BUILD_EXPORT_LEGACY is ignored: docker's actions v7 removed it; there is no replacement: remove it."
     ]);
   });

@@ -9,7 +9,7 @@ const REMOVED: [name: string, instead: string][] = [
   ['DOCKER_BUILD_NO_SUMMARY', 'set DOCKER_BUILD_SUMMARY=false instead'],
   [
     'DOCKER_BUILD_EXPORT_RETENTION_DAYS',
-    'DOCKER_BUILD_RECORD_RETENTION_DAYS replaces it there, but these actions upload no build record: remove it'
+    "set DOCKER_BUILD_RECORD_RETENTION_DAYS instead (the build record artifact's retention in days)"
   ],
   ['DOCKER_BUILD_EXPORT_LEGACY', 'there is no replacement: remove it']
 ];

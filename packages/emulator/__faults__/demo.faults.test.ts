@@ -86,17 +86,20 @@ describe('npm run demo (fake docker)', () => {
     const summaryText = run.lines.slice(summaries).join('\n');
     expect(summaryText).not.toMatch(/<\/?(table|tr|td|th|h3|p)>|\*\*|^\s*\|/m);
 
-    // The ledger: six builders (two per job), each torn down by an action, and a total.
+    // The ledger: five builders (two for each job that builds two platforms, one for bake's amd64 targets), each
+    // torn down by an action, and a total.
     const ledger = indexOf(run.lines, /^━━ Billing ledger ━━$/);
     expect(ledger).toBeGreaterThan(summaries);
     const rows = run.lines.slice(ledger).filter(l => /^ {2}bld_/.test(l));
-    expect(rows).toHaveLength(6);
-    for (const job of ['configure', 'build-push', 'bake']) {
-      expect(rows.filter(r => r.split(/\s+/)[2] === job)).toHaveLength(2);
-    }
+    expect(rows).toHaveLength(5);
+    const perJob = Object.fromEntries(
+      ['configure', 'build-push', 'bake'].map(job => [job, rows.filter(r => r.split(/\s+/)[2] === job).length])
+    );
+    expect(perJob).toEqual({configure: 2, 'build-push': 2, bake: 1});
+    expect(indexOf(run.lines, /profile "demo-amd64" gives 1 amd64 builder to bake/)).toBeLessThan(firstJob);
     for (const r of rows) expect(r).toMatch(/ min {2}\$\d+\.\d{4} {2}teardown$/);
-    expect(text).toMatch(/Total: 6 builder\(s\), \d+\.\d{3} builder-minutes, \$\d+\.\d{4}/);
-    expect(text).toMatch(/Every builder \(6\) was torn down by the actions\./);
+    expect(text).toMatch(/Total: 5 builder\(s\), \d+\.\d{3} builder-minutes, \$\d+\.\d{4}/);
+    expect(text).toMatch(/Every builder \(5\) was torn down by the actions\./);
     expect(run.lines[run.lines.length - 1]).toMatch(/^Demo succeeded in \d+\.\d s\.$/);
 
     // No line twice in a row (blank ones included), and no `[command]` line repeated as a debug line.

@@ -29,6 +29,14 @@ const DEMO_PROFILE = {
   readyDelayMs: 1000,
   size: '16x32' as const
 };
+/** For the bake job, whose targets are all linux/amd64: one builder, not two (a builder idle for the job is billed). */
+const DEMO_AMD64_PROFILE = {
+  name: 'demo-amd64',
+  architectures: ['amd64'] as ('amd64' | 'arm64')[],
+  buildersPerAssignment: 1,
+  readyDelayMs: 1000,
+  size: '16x32' as const
+};
 const PLATFORMS = 'linux/amd64,linux/arm64';
 
 export interface DemoOpts {
@@ -96,14 +104,15 @@ export async function runDemo(opts: DemoOpts): Promise<DemoResult> {
   }
 
   const emu = await Emulator.start({
-    profiles: [DEMO_PROFILE],
+    profiles: [DEMO_PROFILE, DEMO_AMD64_PROFILE],
     apiKeys: [{key: DEMO_API_KEY, scopes: ['builders']}],
     log: line => emulatorLog.push(line),
     dockerSocket: docker.real ? docker.socket : undefined
   });
   out(
     `Emulator at ${emu.url}: profile "demo" gives 2 builders (amd64 + arm64, size ${DEMO_PROFILE.size}), ready after ` +
-      `${DEMO_PROFILE.readyDelayMs / 1000} s.`
+      `${DEMO_PROFILE.readyDelayMs / 1000} s, to configure and build-push, which build for ${PLATFORMS} (a native ` +
+      `node per platform); profile "${DEMO_AMD64_PROFILE.name}" gives 1 amd64 builder to bake, whose targets are linux/amd64 only.`
   );
   out(
     `Costs: the service does not report a builder's size, so every step is given "builder-size: ${DEMO_PROFILE.size}" ` +
@@ -256,7 +265,8 @@ class DemoJobs {
         ''
       ].join('\n')
     );
-    const inputs = {source: '.'};
+    // One platform, one builder.
+    const inputs = {source: '.', 'profile-name': DEMO_AMD64_PROFILE.name};
     const main = await this.action(job, 'main', inputs);
     this.showResults(join(job.workspace, 'out'));
     const post = await this.action(job, 'post', inputs, main.result);

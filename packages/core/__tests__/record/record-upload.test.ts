@@ -141,6 +141,21 @@ test('a refused CreateArtifact (the name is taken in the run) is a one-line erro
   expect(printed.join('')).not.toContain(token);
 });
 
+test("the storage quota's refusal keeps the first line of the client's message", async () => {
+  onRunner();
+  service.addFault({call: ArtifactCall.CreateArtifact, status: 403, msg: 'insufficient usage to create artifact'});
+
+  const result = await uploadBuildRecord({
+    filePath: recordFile,
+    name: 'quota.dockerbuild',
+    logger: new RecordingLogger()
+  });
+
+  expect(result).toEqual({
+    error: 'Failed to CreateArtifact: Artifact storage quota has been hit. Unable to upload any new artifacts.'
+  });
+});
+
 test('a refused blob upload is a one-line error that says it was the blob upload', async () => {
   onRunner();
   service.addFault({call: ArtifactCall.PutBlock, status: 403, msg: 'Signature not valid in the specified time frame.'});

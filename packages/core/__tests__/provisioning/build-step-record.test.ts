@@ -6,6 +6,7 @@ import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
+import {ApiError} from '../../src/errors.js';
 import {BuildCommandError} from '../../src/provisioning/build-attempts.js';
 import type {UploadRecord} from '../../src/record/step-build-record.js';
 import {loadRun} from '../../src/report/run-recorder.js';
@@ -163,6 +164,21 @@ describe('the build record of a step on assigned builders', () => {
       )
     ]);
     expect(loadRun(h.io.state)?.buildRecord?.skipped).toMatch(/^Build summary requires Buildx >= 0\.23\.0/);
+  });
+});
+
+describe('the build record of a step on a local fallback builder', () => {
+  test('exported before the local builder is removed, uploaded after', async () => {
+    const h = harness({inputs: {...REMOTE, fallback: 'local'}});
+    const unavailable = new ApiError({call: 'assign', status: 503});
+    h.api.onAssign('amd', unavailable, unavailable, unavailable, unavailable);
+    await h.run(async target => leaveRef(target.nodes[0]?.node ?? 'n0', 'fallbackref123', target.name));
+    expect(h.events.filter(e => /history export|docker:rm|upload/.test(e))).toEqual([
+      'docker:history export',
+      'docker:rm',
+      'upload'
+    ]);
+    expect(h.uploaded.map(u => u.name)).toEqual(['octo~app~FALLBA.dockerbuild']);
   });
 });
 

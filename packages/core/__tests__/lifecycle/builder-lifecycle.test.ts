@@ -12,7 +12,8 @@ import {
 } from '../../src/lifecycle/builder-lifecycle.js';
 import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
 import {BuilderFailedError, BuilderTimeoutError, type PollSchedule} from '../../src/lifecycle/readiness.js';
-import {loadBuilderState, type BuilderState} from '../../src/state.js';
+import {RunRecorder} from '../../src/report/run-recorder.js';
+import {loadBuilderState, State, type BuilderState} from '../../src/state.js';
 import {
   assigned,
   deferred,
@@ -278,6 +279,24 @@ describe('BuilderLifecycle.provision: success', () => {
 });
 
 describe('BuilderLifecycle.provision: failures tear everything down', () => {
+  test('the state write in the assignment callback fails → the assigned builder is torn down and the failure reported', async () => {
+    // GITHUB_STATE gone, a full disk: the run record's write, the first in the callback, throws.
+    const store = new RecordingStateStore();
+    const save = store.save.bind(store);
+    const broken = 'Missing file at path: /runner/_temp/_runner_file_commands/save_state_x';
+    store.save = (key, value) => {
+      if (key === State.Run && value.includes('"b1"')) throw new Error(broken);
+      save(key, value);
+    };
+    const h = harness({state: store, recorder: new RunRecorder({action: 'build-push', state: store, summary: true})});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    const e = await failure(h.provision());
+    expect(e.message).toBe(broken);
+    expect(h.api.tornDown).toEqual(['b1']);
+    expect(h.logger.messages('info')).toContain(`Tearing down b1 after: ${broken}`);
+    expect(loadBuilderState(store)).toMatchObject({builderIds: ['b1'], tornDownIds: ['b1']});
+  });
+
   test('readiness timeout → every builder torn down, the timeout thrown', async () => {
     const h = harness();
     h.api

@@ -244,10 +244,15 @@ export class BuilderLifecycle {
         signal: opts.signal,
         inFlightGraceMs: this.opts.inFlightGraceMs,
         onAssigned: (instances, sentAt) => {
-          this.opts.recorder?.assigned(profile, instances, sentAt);
+          // Billed from now on: the ids go into memory first, so that a failed state write or record below
+          // (it rejects the assignment) still has provision's catch tear them down and report them.
           state.builderIds.push(...instances.map(b => b.id).filter(id => !state.builderIds.includes(id)));
           state.profile = profile;
-          this.save();
+          try {
+            this.save();
+          } finally {
+            this.opts.recorder?.assigned(profile, instances, sentAt);
+          }
         }
       });
       this.logger.info(`Assigned ${count(assigned.length, 'builder')}: ${assigned.join(', ')}`);

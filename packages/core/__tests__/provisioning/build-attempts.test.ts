@@ -24,6 +24,7 @@ const STREAM_LOST =
   '#12 [3/3] RUN make\nERROR: failed to receive status: rpc error: code = Unavailable desc = error reading from server: EOF\n';
 const RUN_EXIT =
   '#9 [2/2] RUN exit 3\n#9 ERROR: process "/bin/sh -c exit 3" did not complete successfully: exit code: 3\nERROR: failed to solve: process "/bin/sh -c exit 3" did not complete successfully: exit code: 3\n';
+const DEADLINE = '#1 [internal] booting buildkit\nERROR: context deadline exceeded\n';
 const COLD = '#5 [2/3] COPY . .\n#5 DONE 0.1s\n\n#6 [3/3] RUN make\n#6 DONE 1.2s\n';
 const WARM = '#5 [2/3] COPY . .\n#5 CACHED\n\n#6 [3/3] RUN make\n#6 CACHED\n';
 
@@ -38,7 +39,7 @@ function ready(id: string, host = '10.0.0.1:1234'): ReadyBuilder {
 }
 
 /** A build step scripted per attempt: each entry is what that attempt does. */
-type Step = 'ok' | 'cold' | 'warm' | 'stream-lost' | 'run-exit' | 'odd' | 'hang' | 'check';
+type Step = 'ok' | 'cold' | 'warm' | 'stream-lost' | 'deadline' | 'run-exit' | 'odd' | 'hang' | 'check';
 
 function harness(steps: Step[], over: Partial<BuildAttemptsOpts<string, string>> = {}) {
   const api = new FakeBuilderApi();
@@ -63,6 +64,9 @@ function harness(steps: Step[], over: Partial<BuildAttemptsOpts<string, string>>
       case 'stream-lost':
         run(STREAM_LOST);
         throw new BuildCommandError('buildx failed with: ERROR: failed to receive status', STREAM_LOST);
+      case 'deadline':
+        run(DEADLINE);
+        throw new BuildCommandError('buildx failed with: ERROR: context deadline exceeded', DEADLINE);
       case 'run-exit':
         run(RUN_EXIT);
         throw new BuildCommandError('buildx failed with: ERROR: failed to solve: process', RUN_EXIT);
@@ -189,6 +193,38 @@ describe('runBuildAttempts', () => {
     expect(e).toBeInstanceOf(CancelledError);
     expect(h.builds).toHaveLength(1);
     expect(h.attempts.map(a => a.outcome)).toEqual(['cancelled']);
+  });
+
+  test('buildx gave up on a builder our check still finds ready, and buildx says it cannot use it: no blind retry', async () => {
+    const checked: string[][] = [];
+    const h = harness(['deadline', 'ok'], {
+      crossCheck: async ready => {
+        checked.push(ready.map(b => b.id));
+        return new Error('buildx cannot use builder "rb-1" although its BuildKit answered our mutual-TLS check');
+      }
+    });
+    h.api.onDetails('b1', readyDetails('10.0.0.1:1234', {status: 'ready'}));
+    const e = await failure(h.run(), BuildAttemptsError);
+    expect(e.message).toBe(
+      'buildx failed with: ERROR: context deadline exceeded. buildx cannot use builder "rb-1" although its BuildKit answered our mutual-TLS check'
+    );
+    expect(e.attempts).toBe(1);
+    expect(checked).toEqual([['b1']]);
+    expect(h.builds).toHaveLength(1);
+    expect(h.replaced).toEqual([]);
+  });
+
+  test('buildx gave up, but can use the builders when asked again: retried on the same builder', async () => {
+    let checks = 0;
+    const h = harness(['deadline', 'ok'], {crossCheck: async () => (checks++, undefined)});
+    h.api.onDetails('b1', readyDetails('10.0.0.1:1234', {status: 'ready'}));
+    const done = await h.run();
+    expect(done.attempts).toBe(2);
+    expect(checks).toBe(1);
+    expect(h.builds).toEqual([
+      {target: 'rb-1', attempt: 1},
+      {target: 'rb-1', attempt: 2}
+    ]);
   });
 
   test('a builder lost mid-build (status failed): the watchdog stops the build, which runs again on a new builder', async () => {

@@ -6,7 +6,9 @@ export class BuilderNodesDownError extends BuildxError {
   constructor(
     message: string,
     /** The nodes that are down (empty when the builder itself could not be loaded). */
-    readonly nodes: string[]
+    readonly nodes: string[],
+    /** What buildx said of them, without the advice: "node b1 (tcp://…) is inactive (its boot printed: …)". */
+    readonly detail = message
   ) {
     super(message);
     this.name = 'BuilderNodesDownError';
@@ -29,9 +31,11 @@ export function checkNodesUp(builder: string, stdout: string, stderr: string): v
     describeNode(n, printed.get(n.name) ?? (down.length === 1 ? printed.get('') : undefined))
   );
   if (inspected.error !== undefined) parts.unshift(`buildx could not load its nodes: ${inspected.error}`);
+  const detail = parts.join('; ');
   throw new BuilderNodesDownError(
-    `Failed to bootstrap buildx builder "${builder}": ${parts.join('; ')}. No build is started while a node is down: check that this runner reaches the node's endpoint (firewall, proxy) and that its BuildKit answers, then run the job again`,
-    down.map(n => n.name)
+    `Failed to bootstrap buildx builder "${builder}": ${detail}. No build is started while a node is down: check that this runner reaches the node's endpoint (firewall, proxy) and that its BuildKit answers, then run the job again`,
+    down.map(n => n.name),
+    detail
   );
 }
 

@@ -69,6 +69,12 @@ export interface BuildAttemptsOpts<T, R> {
   onAttempt?: (a: AttemptRecord) => void;
   /** Told what the build produced (BuildContext.reportResult). */
   onResult?: (r: RunResult) => void;
+  /**
+   * Asked before a retry on the same builders (an infrastructure failure while our own check still finds them
+   * ready): an error when buildx itself cannot use them (buildxDisagreement), which ends the attempts with it
+   * instead of a blind retry that would fail the same way.
+   */
+  crossCheck?: (ready: ReadyBuilder[]) => Promise<Error | undefined>;
   /** Watchdog timing and clock (tests); production defaults and real time otherwise. */
   watch?: Pick<BuilderWatchdogOpts, 'intervalMs' | 'lostAfterMs' | 'probeTimeoutMs' | 'detailsTimeoutMs' | 'clock'>;
 }
@@ -164,6 +170,12 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
 
       // The same builders when they are still ready (warm cache); new ones otherwise.
       const health = lost ? {ready: false as const, why: errorMessage(lost)} : await healthOf(current.ready, opts);
+      const disagreement = health.ready ? await opts.crossCheck?.(current.ready) : undefined;
+      if (disagreement) {
+        throw new BuildAttemptsError(`${errorMessage(e)}. ${disagreement.message}`, attempt, failure, {
+          cause: disagreement
+        });
+      }
       if (health.ready) {
         logger.info(
           `Retrying the build (attempt ${attempt + 1} of ${total}) on the same builder ${ids.join(', ')}: ${failure.reason}`

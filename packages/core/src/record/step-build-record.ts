@@ -123,10 +123,12 @@ export class StepBuildRecord {
         boundMs: o.boundMs,
         signal: o.signal
       });
-      for (const w of r.warnings) logger.info(w);
+      // A failed export was its one warning line already; the rest (other nodes, a ref's facts) are info.
+      const failed = (w: string): boolean => r.skipped?.endsWith(w) === true;
+      for (const w of r.warnings) if (!failed(w)) logger.info(w);
       if (r.fileName !== undefined) {
         logger.info(`Exported ${r.fileName} (${r.sizeBytes} bytes, ${r.entries.length} builds) in ${r.exportMs} ms`);
-      } else if (r.skipped !== undefined && !r.warnings.some(w => r.skipped?.endsWith(w))) {
+      } else if (r.skipped !== undefined && !r.warnings.some(failed)) {
         logger.info(`No build record: ${r.skipped}`);
       }
       return r;

@@ -376,7 +376,7 @@ describe('builder run', () => {
     expect(build).toEqual(['buildx', 'build', '-t', 'app:dev', '.']);
     // The fake docker built nothing: the line after the teardown says so.
     expect(r.stderr).toMatch(
-      /^Billed: 1 builder for \d+\.\d s; cost unknown \(size unknown\).*\. The build was SIMULATED: docker was the recording fake docker/m
+      /^Billed: 1 builder for \d+\.\d s; cost unknown \(size unknown\).*\. docker was the recording fake docker \(packages\/emulator\/fake-docker\): its builds were SIMULATED\.$/m
     );
   });
 

@@ -10,7 +10,7 @@ import {billBuilder, formatDuration, totalBill, type RunRecord} from '@remote-bu
 export function billingLine(run: RunRecord, opts: {simulated?: boolean} = {}): string {
   const builders = run.builders.length;
   const simulated = opts.simulated
-    ? ' The build was SIMULATED: docker was the recording fake docker (packages/emulator/fake-docker).'
+    ? ' docker was the recording fake docker (packages/emulator/fake-docker): its builds were SIMULATED.'
     : '';
   if (builders === 0) return `Billed: nothing, no builder was assigned.${simulated}`;
   const bills = run.builders.map(b => billBuilder(b, run.endedAt));

@@ -74,6 +74,23 @@ test('uploads the file as one non-zipped artifact under the record name, with it
   expect(printed.join('')).not.toContain(token);
 });
 
+test('the uploaded record reads back with the real client: same name, same bytes, same digest', async () => {
+  onRunner();
+  const name = 'read-back.dockerbuild';
+  const {artifactId} = await uploadBuildRecord({filePath: recordFile, name, logger: new RecordingLogger()});
+  const stored = service.artifacts().find(a => a.name === name);
+  const into = path.join(dir, 'download');
+
+  const {DefaultArtifactClient} = await import('@actions/artifact');
+  const downloaded = await new DefaultArtifactClient().downloadArtifact(artifactId as number, {
+    path: into,
+    expectedHash: stored?.digest
+  });
+
+  expect(downloaded.digestMismatch).toBe(false);
+  expect((await readFile(path.join(into, name))).equals(await readFile(recordFile))).toBe(true);
+});
+
 test("the repository's retention limit shortens the retention, as the client does", async () => {
   onRunner({[ArtifactEnv.RetentionDays]: '3'});
   const name = 'capped.dockerbuild';

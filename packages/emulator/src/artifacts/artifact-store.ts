@@ -142,13 +142,13 @@ export class ArtifactStore {
     this.#commit(this.#writable(blobKey), bytes, contentType);
   }
 
-  /** Get Blob: the committed bytes of a finalized artifact. */
-  readBlob(blobKey: string): {bytes: Buffer; contentType?: string} {
+  /** Get Blob: the committed bytes of a finalized artifact, with its name. */
+  readBlob(blobKey: string): {name: string; bytes: Buffer; contentType?: string} {
     const entry = this.#entries.find(e => e.blobKey === blobKey);
     if (!entry?.finalized || entry.bytes === undefined) {
       throw new BlobProblem(404, 'BlobNotFound', 'The specified blob does not exist.');
     }
-    return {bytes: entry.bytes, contentType: entry.contentType};
+    return {name: entry.name, bytes: entry.bytes, contentType: entry.contentType};
   }
 
   /** FinalizeArtifact: checks the declared size and hash against the blob; returns the artifact id. */

@@ -40,7 +40,8 @@ export function blobCall(method: string, url: URL): ArtifactCall | undefined {
  * BlobApi is the block-blob storage behind the signed URLs, for the requests @azure/storage-blob's
  * `BlockBlobClient.uploadStream` sends (Put Block `?comp=block&blockid=…` per chunk, then Put Block List
  * `?comp=blocklist` with `<BlockList><Latest>id</Latest>…</BlockList>` and `x-ms-blob-content-type`), Put Blob
- * (`x-ms-blob-type: BlockBlob`) and Get Blob. The signed URL is the credential: no token.
+ * (`x-ms-blob-type: BlockBlob`) and Get Blob (with a Content-Disposition naming the artifact, the emulator's
+ * choice: the file name a non-zipped download takes). The signed URL is the credential: no token.
  */
 export class BlobApi {
   readonly #opts: BlobApiOpts;
@@ -93,6 +94,8 @@ export class BlobApi {
             'content-type': blob.contentType ?? 'application/octet-stream',
             'content-length': String(blob.bytes.length),
             'x-ms-blob-type': 'BlockBlob',
+            // The download's file name (@actions/artifact names a non-zipped download after it).
+            'content-disposition': `attachment; filename="${blob.name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(blob.name)}`,
             etag: etag(blob.bytes)
           }
         };

@@ -51,6 +51,30 @@ describe('RequestEngine', () => {
     expect(logger.lines.map(l => l.message)).toEqual(['Thing.get: POST /api/v1/things?a=b+c → 200 in 0 ms (11 bytes)']);
   });
 
+  test('debug logging says what changed: a request line repeats only when its outcome changes, with how many said the same', async () => {
+    const {engine, logger} = setup([
+      json(404, {}),
+      json(404, {}),
+      json(404, {}),
+      json(200, {id: 't1'}),
+      json(200, {id: 't1'}),
+      transportError('ECONNRESET', false),
+      json(200, {id: 't1'})
+    ]);
+    const poll = (): Promise<unknown> => engine.send(spec({retry: false}));
+    for (let i = 0; i < 7; i++) await poll().catch(() => undefined);
+    // A second line's outcomes are its own.
+    const other = setup([json(200, {id: 'x'})]);
+    await other.engine.send(spec({retry: false, path: '/api/v1/other'}));
+    expect(logger.lines.map(l => l.message)).toEqual([
+      'Thing.get: GET /api/v1/things → 404 in 0 ms (2 bytes)',
+      'Thing.get: GET /api/v1/things → 200 in 0 ms (11 bytes) (after 2 more of 404)',
+      'Thing.get: GET /api/v1/things → ECONNRESET in 0 ms (after 1 more of 200)',
+      'Thing.get: GET /api/v1/things → 200 in 0 ms (11 bytes)'
+    ]);
+    expect(other.logger.lines.map(l => l.message)).toEqual(['Thing.get: GET /api/v1/other → 200 in 0 ms (10 bytes)']);
+  });
+
   test("a call's timeoutMs replaces the engine's for each of its attempts, and its timeout hint says so", async () => {
     const {engine, transport} = setup(
       [transportError('ETIMEDOUT', false), json(200, {id: 't1'}), json(200, {id: 't2'}), json(200, {id: 't3'})],

@@ -118,6 +118,8 @@ export class RequestEngine {
   readonly #policy: RetryPolicy;
   readonly #userAgent: string;
   readonly #names: ApiInputNames;
+  /** Per request line: the last outcome logged and how many answers since said the same (see #debugOutcome). */
+  readonly #lastOutcome = new Map<string, {outcome: string; same: number}>();
 
   constructor(opts: RequestEngineOpts) {
     let url: URL;
@@ -157,6 +159,23 @@ export class RequestEngine {
     return this.#names;
   }
 
+  /**
+   * Debug logging says what changed, not every poll: a request line is logged when its outcome (a status or
+   * a network error code) differs from the last one logged for the same line, with how many answers in
+   * between said the same; a wait that polls one builder's details 4 times a second for minutes logs a few
+   * lines, not hundreds.
+   */
+  #debugOutcome(method: string, target: string, outcome: string, detail: string): void {
+    const last = this.#lastOutcome.get(target);
+    if (last?.outcome === outcome) {
+      last.same++;
+      return;
+    }
+    const since = last && last.same > 0 ? ` (after ${last.same} more of ${last.outcome})` : '';
+    this.#lastOutcome.set(target, {outcome, same: 0});
+    this.#logger.debug(`${method}: ${target} → ${outcome} ${detail}${since}`);
+  }
+
   /** Sends one call, fails on a non-2xx status, and reads the body with `reader`. */
   async call<T>(spec: CallSpec, reader: (body: string) => ReadResult<T>, extraHint?: string): Promise<T> {
     const sent = await this.send(spec);
@@ -194,7 +213,7 @@ export class RequestEngine {
       } catch (e) {
         if (signal?.aborted) throw abortReason(signal);
         const failure = transportFailure(e);
-        this.#logger.debug(`${spec.method}: ${logTarget} → ${failure.code} in ${this.#clock.now() - started} ms`);
+        this.#debugOutcome(spec.method, logTarget, failure.code, `in ${this.#clock.now() - started} ms`);
         // A plain-HTTP server answers every TLS handshake the same way: not retried.
         const retryable = this.#policy.isRetryable(failure, spec.idempotent) && !answeredPlainHttp(failure);
         if (attempt < maxAttempts && retryable) {
@@ -204,8 +223,11 @@ export class RequestEngine {
         throw this.#transportError(spec, failure, attempt, timeoutMs);
       }
       const size = Buffer.byteLength(res.body);
-      this.#logger.debug(
-        `${spec.method}: ${logTarget} → ${res.status} in ${this.#clock.now() - started} ms (${size} bytes)`
+      this.#debugOutcome(
+        spec.method,
+        logTarget,
+        String(res.status),
+        `in ${this.#clock.now() - started} ms (${size} bytes)`
       );
       if (
         !isOk(res.status) &&

@@ -1,4 +1,5 @@
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
+import {existsSync} from 'node:fs';
 import {mkdtemp, readFile, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -780,6 +781,25 @@ describe('BuilderLifecycle.teardownAll', () => {
     expect(h.state().tornDownIds).toEqual(['b1', 'b2']);
     expect(await h.lifecycle.teardownAll()).toEqual({tornDown: [], alreadyGone: [], failed: []});
     expect(h.api.tornDown).toEqual(['b1', 'b2']);
+  });
+});
+
+describe('BuilderLifecycle.teardownAll: client keys', () => {
+  test('the certificates of each builder torn down (or already gone) are removed with it; a failed one keeps its own', async () => {
+    const h = harness();
+    h.api
+      .onAssign('amd', assigned('b1', 'b2', 'b3'))
+      .onDetails('b1', readyDetails('10.0.0.1:1'))
+      .onDetails('b2', readyDetails('10.0.0.2:1'))
+      .onDetails('b3', readyDetails('10.0.0.3:1'))
+      .onTeardown('b2', {alreadyGone: true})
+      .onTeardown('b3', httpError('tear down builder', 401));
+    const {certDir} = await h.provision({setupBuildx: false});
+    const report = await h.lifecycle.teardownAll(1000);
+    expect(report.failed.map(f => f.id)).toEqual(['b3']);
+    expect(existsSync(join(certDir, 'b1'))).toBe(false);
+    expect(existsSync(join(certDir, 'b2'))).toBe(false);
+    expect(existsSync(join(certDir, 'b3', 'key.pem'))).toBe(true);
   });
 });
 

@@ -40,6 +40,14 @@ export function writeBuilderCerts(certDir: string, builderId: string, pems: Buil
   return paths;
 }
 
+/**
+ * Removes one builder's certificates (its client key above all) once it is torn down: later steps of the job
+ * must not find a key that outlived its builder. A missing folder is fine.
+ */
+export async function removeBuilderCerts(certDir: string, builderId: string): Promise<void> {
+  await rm(join(certDir, safeName(builderId)), {recursive: true, force: true});
+}
+
 /** Removes the certificate folder; a missing folder is fine. */
 export async function removeCertDir(certDir: string): Promise<void> {
   await rm(certDir, {recursive: true, force: true});

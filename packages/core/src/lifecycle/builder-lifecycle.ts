@@ -4,7 +4,7 @@ import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {Buildx, BuildxError} from '../buildx/buildx.js';
 import {unionPlatforms} from '../buildx/platforms.js';
-import {createCertDir, removeCertDir} from '../certs/cert-store.js';
+import {createCertDir, removeBuilderCerts, removeCertDir} from '../certs/cert-store.js';
 import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
 import type {BuilderApi} from '../api/builder-api.js';
 import {waitForAllReady} from './all-ready.js';
@@ -193,14 +193,23 @@ export class BuilderLifecycle {
     throw new Error('unreachable');
   }
 
-  /** Tears down every builder in the state not yet torn down; updates the state. */
+  /** Tears down every builder in the state not yet torn down, and removes their client keys; updates the state. */
   async teardownAll(timeoutMs = this.opts.teardownTimeoutMs ?? 15000): Promise<TeardownReport> {
     const state = this.state;
     const pending = this.pendingIds();
     if (!state || pending.length === 0) return {...NOTHING_TORN_DOWN};
     const report = await teardownBuilders(this.api, pending, {logger: this.logger, clock: this.clock, timeoutMs});
-    state.tornDownIds.push(...report.tornDown, ...report.alreadyGone);
+    const gone = [...report.tornDown, ...report.alreadyGone];
+    state.tornDownIds.push(...gone);
     this.save();
+    // SECURITY.md: the keys go with the teardown, not at post (every later step of the job could read them).
+    await Promise.all(
+      (state.certDir ? gone : []).map(id =>
+        removeBuilderCerts(state.certDir, id).catch((e: unknown) =>
+          this.logger.warning(`Failed to remove the certificates of ${id} from ${state.certDir}: ${errorMessage(e)}`)
+        )
+      )
+    );
     this.opts.recorder?.tornDown(report);
     return report;
   }

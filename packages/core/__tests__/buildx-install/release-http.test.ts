@@ -5,7 +5,7 @@ import {afterEach, beforeEach, expect, test} from '@jest/globals';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {BuildxInstallError} from '../../src/buildx-install/buildx-install-error.js';
-import {ReleaseHttp, type ReleaseGet} from '../../src/buildx-install/release-http.js';
+import {ReleaseHttp, refusedRedirect, type ReleaseGet} from '../../src/buildx-install/release-http.js';
 import {ProxyError} from '../../src/net/proxy-error.js';
 import type {ForwardProxyOpts} from '../../../emulator/src/testing/forward-proxy.js';
 import {FakeBuildxReleases} from '../../../emulator/src/testing/fake-buildx-releases.js';
@@ -160,3 +160,14 @@ test('cancelling while the proxy holds the CONNECT: "cancelled" at once, and the
 async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise(r => setTimeout(r, 5));
 }
+
+// prettier-ignore
+test.each([
+  ['https://github.com/a', 'https://objects.githubusercontent.com/b', undefined],
+  ['http://127.0.0.1:1/a', 'http://127.0.0.1:1/b', undefined],
+  ['http://mirror.internal/a', 'https://mirror.internal/b', undefined],
+  ['https://github.com/a', 'http://objects.githubusercontent.com/b', 'redirected from https to plain http (objects.githubusercontent.com), which is refused'],
+  ['https://github.com/a', 'file:///etc/passwd', 'redirected to a file: URL']
+])('a redirect from %s to %s: %s', (from, to, refused) => {
+  expect(refusedRedirect(new URL(from), new URL(to))).toBe(refused);
+});

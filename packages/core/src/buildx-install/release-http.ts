@@ -50,6 +50,18 @@ interface Opened {
 }
 
 /**
+ * Why a redirect from `from` to `to` is not followed, or undefined when it may be: only http(s), and never
+ * from https down to plain http, where the binary and its checksums could be swapped on the way.
+ */
+export function refusedRedirect(from: URL, to: URL): string | undefined {
+  if (to.protocol !== 'https:' && to.protocol !== 'http:') return `redirected to a ${to.protocol} URL`;
+  if (from.protocol === 'https:' && to.protocol === 'http:') {
+    return `redirected from https to plain http (${to.host}), which is refused`;
+  }
+  return undefined;
+}
+
+/**
  * ReleaseHttp is the few GETs the buildx installer needs, over undici with the runner's proxy settings (core's
  * ProxyAgent, chosen per hop so a redirect to another host is routed on its own; a proxy's refusal is worded
  * by net/proxy-failure as for the API). No retries and no sleeps: a failure throws a BuildxInstallError naming
@@ -133,10 +145,10 @@ export class ReleaseHttp {
       if (redirect && follow) {
         done();
         if (hop >= this.maxRedirects) throw this.fail(url, get, status, `more than ${this.maxRedirects} redirects`);
+        const from = current;
         current = new URL(location, current);
-        if (current.protocol !== 'https:' && current.protocol !== 'http:') {
-          throw this.fail(url, get, status, `redirected to a ${current.protocol} URL`);
-        }
+        const refused = refusedRedirect(from, current);
+        if (refused) throw this.fail(url, get, status, refused);
         continue;
       }
       if (status >= 200 && status < 300 && follow) return opened;

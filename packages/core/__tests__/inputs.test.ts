@@ -121,7 +121,7 @@ describe('resolveApiUrl', () => {
     [6, 'http://127.0.0.1:8080', {}, 'http://127.0.0.1:8080'],
     [7, 'http://127.9.9.9/', {}, 'http://127.9.9.9'],
     [8, 'http://localhost:3000/', {}, 'http://localhost:3000'],
-    [9, 'http://emulator.localhost:3000', {}, 'http://emulator.localhost:3000'],
+    [9, 'https://emulator.localhost:3000', {}, 'https://emulator.localhost:3000'],
     [10, 'http://[::1]:4000', {}, 'http://[::1]:4000'],
     [11, '', {REMOTE_BUILDER_API_URL: 'https://env.example.com/'}, 'https://env.example.com'],
     [12, '   ', {REMOTE_BUILDER_API_URL: ' http://127.0.0.1:9 '}, 'http://127.0.0.1:9'],
@@ -146,7 +146,10 @@ describe('resolveApiUrl', () => {
     [12, 'https://tok3n@api.example.com', {}, 'Input "api-url": must not contain credentials: pass the key as api-key'],
     [13, 'https://api.example.com/?key=1', {}, 'Input "api-url": "https://api.example.com/?key=1" must not have a query or fragment'],
     [14, 'https://api.example.com/#x', {}, 'Input "api-url": "https://api.example.com/#x" must not have a query or fragment'],
-    [15, '', {REMOTE_BUILDER_API_URL: 'http://api.example.com'}, 'Input "api-url": "http://api.example.com" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://']
+    [15, '', {REMOTE_BUILDER_API_URL: 'http://api.example.com'}, 'Input "api-url": "http://api.example.com" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://'],
+    [16, 'http://emulator.localhost:3000', {}, 'Input "api-url": "http://emulator.localhost:3000" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://'],
+    [17, 'https://user:s3/cret@api.example.com', {}, 'Input "api-url": "https://***@api.example.com" is not a URL: use the service\'s base URL, e.g. https://api.example.com'],
+    [18, 'user:s3cret@api.example.com', {}, 'Input "api-url": "***@api.example.com" must start with https://']
   ])('[%d] rejects %o (env %o)', (_n, input, env, message) => {
     const e = inputError(() => resolveApiUrl(input, env));
     expect(e.input).toBe('api-url');
@@ -159,7 +162,12 @@ describe('resolveApiUrl', () => {
     [2, 'http://user:s3cret@api.example.com'],
     [3, 'ftp://user:s3cret@api.example.com'],
     [4, 'https://user:s3cret@api.example.com/?q=1'],
-    [5, 'https://user:s3cret@api example.com']
+    [5, 'https://user:s3cret@api example.com'],
+    [6, 'https://user:s3cret/x@api.example.com'],
+    [7, 'https://user:s3cret#@api.example.com'],
+    [8, 'user:s3cret@api.example.com'],
+    [9, 'https://user:s3cret?@api.example.com'],
+    [10, 'http://user:s3cret@@api.example.com']
   ])('[%d] never echoes credentials in the URL back into the error (%o)', (_n, input) => {
     const e = inputError(() => resolveApiUrl(input, {}));
     expect(e.message).not.toContain('s3cret');
@@ -171,7 +179,7 @@ describe('isLoopback', () => {
   test.each<[number, string, boolean]>([
     [1, 'localhost', true],
     [2, 'LOCALHOST', true],
-    [3, 'a.localhost', true],
+    [3, 'a.localhost', false],
     [4, '127.0.0.1', true],
     [5, '127.255.255.254', true],
     [6, '::1', true],

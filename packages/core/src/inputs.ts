@@ -86,31 +86,47 @@ export function resolveApiUrl(inputValue: string, env: NodeJS.ProcessEnv, input 
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) {
     throw new InputError(input, 'must not contain credentials: pass the key as api-key');
   }
+  // What the messages quote: anything up to an '@' may be credentials, parsable or not.
+  const shown = redactUserinfo(raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new InputError(input, `"${raw}" is not a URL: use the service's base URL, e.g. https://api.example.com`);
+    throw new InputError(input, `"${shown}" is not a URL: use the service's base URL, e.g. https://api.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InputError(input, `"${raw}" must start with https://`);
+    throw new InputError(input, `"${shown}" must start with https://`);
   }
   if (url.username || url.password)
     throw new InputError(input, 'must not contain credentials: pass the key as api-key');
-  if (url.search || url.hash) throw new InputError(input, `"${raw}" must not have a query or fragment`);
+  if (url.search || url.hash) throw new InputError(input, `"${shown}" must not have a query or fragment`);
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new InputError(
       input,
-      `"${raw}" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://`
+      `"${shown}" uses plain http to a non-loopback host, which would send the API key unencrypted: use https://`
     );
   }
   return url.toString().replace(/\/+$/, '');
 }
 
-/** True for localhost, 127.0.0.0/8 and ::1. */
+/**
+ * `raw` with everything before its last '@' (after the scheme, if any) replaced by `***`: an api-url that
+ * does not parse may still hold a key (`https://user:pa/ss@host`, `user:key@host`).
+ */
+export function redactUserinfo(raw: string): string {
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+  return `${scheme}***${raw.slice(at)}`;
+}
+
+/**
+ * True for localhost, 127.0.0.0/8 and ::1 only: the hosts plain http may reach with the key. Not *.localhost:
+ * RFC 6761 lets resolvers send it to loopback, but nothing makes every resolver (or a proxy) do so.
+ */
 export function isLoopback(hostname: string): boolean {
   const h = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
   return false;

@@ -136,6 +136,34 @@ describe('a build step on an assigned builder', () => {
     expect(loadRun(h.io.state)).toMatchObject({outcome: 'success', attempts: [{n: 1}, {n: 2, outcome: 'success'}]});
   });
 
+  test('buildx gives up on a builder our check finds ready, and buildx 0.21 says its node is inactive: named, not retried', async () => {
+    const h = harness({...REMOTE, retries: '1'});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));
+    // buildx booted the node during the setup; asked again after the failed build, it says inactive.
+    let built = false;
+    const handle = h.exec.handler;
+    h.exec.handler = c =>
+      built && c.args.includes('--bootstrap')
+        ? {stdout: 'Name: rb\nDriver: remote\n\nNodes:\nName: b1\nEndpoint: tcp://10.0.0.1:1234\nStatus: inactive\n'}
+        : handle(c);
+    let builds = 0;
+    const e = await h
+      .run(async () => {
+        builds++;
+        built = true;
+        throw new BuildCommandError(
+          'buildx failed with: ERROR: context deadline exceeded',
+          'ERROR: context deadline exceeded\n'
+        );
+      })
+      .catch((err: unknown) => err as Error);
+    expect(builds).toBe(1);
+    expect(e.message).toMatch(
+      /^buildx failed with: ERROR: context deadline exceeded\. buildx cannot use builder "rb" although its BuildKit answered our mutual-TLS check \(b1 at 10\.0\.0\.1:1234\): buildx says node b1 \(tcp:\/\/10\.0\.0\.1:1234\) is inactive\. /
+    );
+    expect(h.api.teardownCalls.map(c => c.id)).toEqual(['b1']);
+  });
+
   test('a cancelled build: the builders are torn down first, the error says so, the record says cancelled', async () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}));

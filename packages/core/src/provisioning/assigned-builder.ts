@@ -3,6 +3,7 @@ import type {StepBuildRecord} from '../record/step-build-record.js';
 import {teardownOutcome} from '../lifecycle/teardown-outcome.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
 import {BuildAttemptsError, runBuildAttempts, type AttemptBuilders} from './build-attempts.js';
+import {buildxDisagreement} from './buildx-agreement.js';
 import type {BuildFacts} from './build-outputs.js';
 import type {BuildFn, BuildStrategy} from './build-run.js';
 import {assignedTarget, type BuildTarget} from './build-target.js';
@@ -11,7 +12,7 @@ import type {StepContext} from './step-context.js';
 import type {AcquireOpts, StepRun} from './step-run.js';
 
 export interface AssignedBuilderOpts {
-  ctx: Pick<StepContext, 'io' | 'signal'>;
+  ctx: Pick<StepContext, 'io' | 'signal' | 'buildx'>;
   run: StepRun;
   /** What was assigned, and how (profiles, timeout): a replacement is assigned the same way. */
   request: AcquireOpts & {timeoutMs: number};
@@ -61,6 +62,14 @@ export class AssignedBuilder implements BuildStrategy {
           return build(target, attempt);
         },
         replace: why => this.#replace(why),
+        // Before a retry on the same builders: can buildx itself use what our check finds ready?
+        crossCheck: ready =>
+          buildxDisagreement({
+            buildx: ctx.buildx,
+            builder: this.#current ?? this.target.name,
+            ready,
+            signal: ctx.signal
+          }),
         onAttempt: a => recorder.attempt(a),
         onResult: r => recorder.result(r)
       });

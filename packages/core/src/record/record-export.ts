@@ -56,7 +56,7 @@ export interface RecordExport {
 
 /**
  * Exports the records of `refs` from the builder's BuildKit into one `.dockerbuild` file while the builder
- * exists: `history inspect` of each ref (the summary's facts), then one `history export` of every ref, with
+ * exists: `history inspect` of each ref (the summary's facts) beside one `history export` of every ref, with
  * --finalize (buildx >= 0.24) or after the bounded wait, all within `boundMs`. Never throws: what failed is
  * in `warnings` (a failed export also as one warning line in the log), and the caller tears down as usual.
  */
@@ -77,44 +77,51 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
   const left = (): number => Math.max(1, boundMs - (clock.now() - started));
   const run = (args: string[]): Promise<ExecResult> =>
     opts.exec.run(opts.docker, args, {silent: true, timeoutMs: left(), signal: limit.signal});
+  const fileName = recordFileName(
+    opts.repository,
+    refs.map(r => r.ref)
+  );
+  const filePath = join(opts.dir, fileName);
+  const args = historyExportArgs({
+    builder: opts.builder,
+    output: filePath,
+    refs: refs.map(r => r.ref),
+    finalize: plan.finalize
+  });
   try {
-    const entries = await Promise.all(refs.map(r => inspect(opts.builder, r, run, warnings)));
-    if (entries.every(e => e.missing)) {
+    // The inspects run beside the wait and the export (all read the history): the builders are held for the
+    // longest of them, not their sum.
+    const exporting = (async (): Promise<ExecResult> => {
+      const wait = opts.endedAt + plan.settleMs - clock.now();
+      if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
+      return run(args);
+    })();
+    const [inspected, res] = await Promise.all([
+      Promise.all(refs.map(r => inspect(opts.builder, r, run, warnings))),
+      exporting
+    ]);
+    const entries = inspected.map(e => e.entry);
+    if (res.exitCode !== 0 && inspected.every(e => e.missing) && !res.killed) {
       return done({
         skipped: `No build record on builder "${opts.builder}": its BuildKit keeps no history of the step's builds (history turned off, or the records were deleted)`,
-        entries: entries.map(e => e.entry)
+        entries
       });
     }
-    const wait = opts.endedAt + plan.settleMs - clock.now();
-    if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
-
-    const fileName = recordFileName(
-      opts.repository,
-      refs.map(r => r.ref)
-    );
-    const filePath = join(opts.dir, fileName);
-    const args = historyExportArgs({
-      builder: opts.builder,
-      output: filePath,
-      refs: refs.map(r => r.ref),
-      finalize: plan.finalize
-    });
-    const res = await run(args);
     const failed = exportFailure(res, opts.signal, boundMs);
     if (failed !== undefined) {
       if (res.stderr.trim() !== '') logger.untrusted(res.stderr.trim());
       logger.warning(`Build record not exported: ${failed}; the builder is torn down as usual`);
       warnings.push(failed);
-      return done({skipped: `The build record could not be exported: ${failed}`, entries: entries.map(e => e.entry)});
+      return done({skipped: `The build record could not be exported: ${failed}`, entries});
     }
     const sizeBytes = fileSize(filePath);
     if (sizeBytes === undefined) {
       const why = `buildx history export wrote no ${fileName}`;
       logger.warning(`Build record not exported: ${why}; the builder is torn down as usual`);
       warnings.push(why);
-      return done({skipped: `The build record could not be exported: ${why}`, entries: entries.map(e => e.entry)});
+      return done({skipped: `The build record could not be exported: ${why}`, entries});
     }
-    return done({filePath, fileName, sizeBytes, entries: entries.map(e => e.entry)});
+    return done({filePath, fileName, sizeBytes, entries});
   } catch (e) {
     // Only the wait throws: the bound ran out, or the step was cancelled.
     const why = opts.signal?.aborted

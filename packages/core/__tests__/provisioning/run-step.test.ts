@@ -24,6 +24,14 @@ const untilAborted = (signal: AbortSignal): Promise<never> =>
   new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), {once: true}));
 
 describe('runStep main', () => {
+  test('masks the proxy passwords of the environment before the step runs', async () => {
+    const h = harness();
+    h.io.env['HTTPS_PROXY'] = 'http://jo:pr0xy-pw@proxy.corp:3128';
+    let masked: string[] = [];
+    await runStep(h.io, 'post', async () => void (masked = [...h.io.logger.secrets]), h.opts);
+    expect(masked).toContain('pr0xy-pw');
+  });
+
   test('writes every key post reads, empty, before the step runs (a value planted in the log never reaches post); post writes none', async () => {
     const h = harness();
     let atStart: string[] = [];

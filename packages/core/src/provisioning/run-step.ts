@@ -1,6 +1,7 @@
 import type {ActionIO} from './action-io.js';
 import {errorMessage} from '../errors.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
+import {proxySecrets} from '../net/proxy-secrets.js';
 import {claimPostState} from './post-state-keys.js';
 
 export interface RunStepOpts {
@@ -37,6 +38,8 @@ export async function runStep(
   signals.on('SIGTERM', onSignal);
   let code = 0;
   try {
+    // docker and buildx get the proxy variables, and may print them: their passwords are masked first.
+    for (const secret of proxySecrets(io.env)) io.logger.setSecret(secret);
     if (hook === 'main') claimPostState(io.state);
     await fn(controller.signal);
   } catch (e) {

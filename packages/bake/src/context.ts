@@ -6,6 +6,7 @@ import {
   GitContextRules,
   GitHubContext,
   InputError,
+  checkPositional,
   dockerInputReaders,
   isRemoteBakeRef,
   readBuildStepInputs,
@@ -102,7 +103,7 @@ export function getInputs(io: Pick<ActionIO, 'getInput' | 'env'>): Inputs {
     push: bool(Input.Push),
     sbom: io.getInput(Input.Sbom),
     set: list(Input.Set, {ignoreComma: true, quote: false}),
-    targets: list(Input.Targets),
+    targets: checkPositional(Input.Targets, list(Input.Targets)),
     'github-token': io.getInput(Input.GithubToken),
     ...readBuildStepInputs(io)
   };

@@ -35,6 +35,7 @@ export * from './docker/csv.js';
 export * from './docker/github-context.js';
 export * from './docker/input-list.js';
 export * from './docker/platform-guard.js';
+export * from './docker/positional-arg.js';
 export * from './docker/secrets.js';
 export * from './docker/template.js';
 export * from './docker/version-gate.js';

@@ -10,6 +10,7 @@ import {readFileSync} from 'node:fs';
 import {dirname, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, test} from '@jest/globals';
+import {parse} from 'yaml';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const read = (file: string): string => readFileSync(resolve(ROOT, file), 'utf8');
@@ -89,6 +90,15 @@ describe('Node 24 for the npm scripts', () => {
       });
       expect(entry.integrity).toMatch(SHA512);
     }
+  });
+
+  test('Dependabot keeps them on that major', () => {
+    const {updates} = parse(read('.github/dependabot.yml')) as {
+      updates: {'package-ecosystem': string; ignore?: unknown[]}[];
+    };
+    expect(updates.find(u => u['package-ecosystem'] === 'npm')?.ignore).toEqual(
+      expect.arrayContaining([{'dependency-name': 'node-linux-*', 'update-types': ['version-update:semver-major']}])
+    );
   });
 
   test('.node-version names the same major', () => {

@@ -197,7 +197,8 @@ const declaresApache = license => /(^|[\s(])Apache-2\.0([\s)]|$)/.test(license);
 export function renderLicenses(packages, root) {
   const parts = [
     'Third-party software inlined in this bundle (index.js and its numbered chunk files), with its licences.',
-    'The rest is the code of remote-builder-actions, licensed Apache-2.0 (LICENSE at the root of its repository).',
+    'The rest is the code of remote-builder-actions, Copyright 2026 The remote-builder-actions authors, licensed',
+    'Apache-2.0 (LICENSE at the root of its repository).',
     ''
   ];
   const third = [...packages.values()].filter(p => !p.own).sort(byNameVersion);

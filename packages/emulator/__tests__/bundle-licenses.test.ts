@@ -140,6 +140,7 @@ describe('a hand-made bundle', () => {
       'LICENSE.txt:\nApache License, Version 2.0 (gamma)\n\nNOTICE:\ngamma\nCopyright gamma authors\n'
     );
     expect(text).not.toContain('@remote-builder-actions/own');
+    expect(text).toContain('the code of remote-builder-actions, Copyright 2026 The remote-builder-actions authors,');
     expect(check(out, root)).toEqual([]);
   });
 

@@ -65,22 +65,25 @@ function phase(line: string): string {
   return '';
 }
 
+// Every rule runs in time linear in the line (a build prints what it likes, up to MAX_LINE per line): a
+// "prefix .* suffix" rule starts only at the prefix's first occurrence (`^(?:(?!prefix).)*prefix`; a later one
+// cannot match where the first did not), and a run of characters is only entered at its start (lookbehind).
 // prettier-ignore
 const RULES: Rule[] = [
   // 1. A RUN step's exit code: the user's, whatever its command or output mention.
-  {kind: 'user', re: /process ".*" did not complete successfully: exit code: (\d+)/, reason: m => `a RUN step failed with exit code ${m[1]}`},
-  {kind: 'user', re: /executor failed running \[.*\]: exit code: (\d+)/, reason: m => `a RUN step failed with exit code ${m[1]}`},
+  {kind: 'user', re: /^(?:(?!process ").)*process ".*" did not complete successfully: exit code: (\d+)/, reason: m => `a RUN step failed with exit code ${m[1]}`},
+  {kind: 'user', re: /^(?:(?!executor failed running \[).)*executor failed running \[.*\]: exit code: (\d+)/, reason: m => `a RUN step failed with exit code ${m[1]}`},
   // 2. Cancellation (the job was cancelled or buildx interrupted): nothing to retry.
   {kind: 'unknown', re: /\bcontext canceled\b|code = Canceled\b|\bCanceled: /, reason: 'the build was canceled'},
   // 3. The builder connection (gRPC to BuildKit, the buildx session).
   {kind: 'infrastructure', re: /received prior goaway|server is draining the connection|the connection is draining/, reason: 'the builder closed the connection (gRPC GOAWAY)'},
   {kind: 'infrastructure', re: /error reading from server: (?:unexpected )?EOF|error reading server preface/, reason: 'the connection to the builder was lost (error reading from server: EOF)'},
   {kind: 'infrastructure', re: /transport is closing/, reason: 'the connection to the builder was lost (transport is closing)'},
-  {kind: 'infrastructure', re: /transport: [Ee]rror while dialing.*?(connection refused|no such host|i\/o timeout|connection reset by peer|network is unreachable)/, reason: m => `buildx could not connect to the builder (${m[1]})`},
+  {kind: 'infrastructure', re: /^(?:(?!transport: [Ee]rror while dialing).)*transport: [Ee]rror while dialing.*?(connection refused|no such host|i\/o timeout|connection reset by peer|network is unreachable)/, reason: m => `buildx could not connect to the builder (${m[1]})`},
   {kind: 'infrastructure', re: /transport: [Ee]rror while dialing/, reason: 'buildx could not connect to the builder'},
   {kind: 'infrastructure', re: /failed to dial gRPC/, reason: 'the buildx session with the builder could not be opened (failed to dial gRPC)'},
   {kind: 'infrastructure', re: /no active sessions?\b/, reason: 'the buildx session with the builder dropped (no active session)'},
-  {kind: 'infrastructure', re: /failed to bootstrap .* driver in attempts|make sure buildkitd is running/, reason: 'buildx could not reach the builder'},
+  {kind: 'infrastructure', re: /^(?:(?!failed to bootstrap ).)*failed to bootstrap .* driver in attempts|make sure buildkitd is running/, reason: 'buildx could not reach the builder'},
   {kind: 'infrastructure', re: /code = Unavailable\b|(?:^|: )Unavailable: /, reason: 'the connection to the builder was lost (gRPC Unavailable)'},
   {kind: 'infrastructure', re: /code = DeadlineExceeded\b|(?:^|: )DeadlineExceeded: /, reason: 'the builder did not answer in time (gRPC DeadlineExceeded)'},
   {kind: 'infrastructure', re: /failed to (?:receive|get) status: /, reason: 'buildx lost the status stream of the build (failed to receive status)'},
@@ -95,16 +98,16 @@ const RULES: Rule[] = [
   {kind: 'infrastructure', re: /net\/http: TLS handshake timeout/, reason: (_m, l) => `the TLS handshake timed out${phase(l)}`},
   {kind: 'infrastructure', re: /net\/http: request canceled while waiting for connection|net\/http: timeout awaiting response headers|Client\.Timeout exceeded/, reason: (_m, l) => `the registry did not answer in time${phase(l)}`},
   {kind: 'infrastructure', re: /i\/o timeout|connection timed out/, reason: (_m, l) => `a network operation timed out${phase(l)} (i/o timeout)`},
-  {kind: 'infrastructure', re: /(?:failed to (?:copy|push|do request)|failed commit on ref|httpReadSeeker|blobs\/uploads).*unexpected EOF|https?:\/\/\S*"?: (?:unexpected )?EOF\b/, reason: (_m, l) => `the registry closed the connection${phase(l)} (unexpected EOF)`},
+  {kind: 'infrastructure', re: /^(?:(?!(?:failed to (?:copy|push|do request)|failed commit on ref|httpReadSeeker|blobs\/uploads)).)*(?:failed to (?:copy|push|do request)|failed commit on ref|httpReadSeeker|blobs\/uploads).*unexpected EOF|(?<!\S)(?=\S*?https?:\/\/)\S*"?: (?:unexpected )?EOF\b/, reason: (_m, l) => `the registry closed the connection${phase(l)} (unexpected EOF)`},
   // 5. The user's own: Dockerfile, build context, registry permissions, options, platforms, bake.
-  {kind: 'user', re: /failed to read dockerfile: open .*no such file or directory/, reason: 'the Dockerfile was not found'},
+  {kind: 'user', re: /^(?:(?!failed to read dockerfile: open ).)*failed to read dockerfile: open .*no such file or directory/, reason: 'the Dockerfile was not found'},
   {kind: 'user', re: /dockerfile parse error|unknown instruction: |file with no instructions|the Dockerfile cannot be empty|failed to parse stage name|failed to read dockerfile/, reason: 'the Dockerfile is invalid'},
-  {kind: 'user', re: /failed to calculate checksum of ref|failed to compute cache key: .*not found|failed to walk .*no such file or directory/, reason: 'a file the Dockerfile copies is missing from the build context'},
+  {kind: 'user', re: /failed to calculate checksum of ref|^(?:(?!failed to compute cache key: ).)*failed to compute cache key: .*not found|^(?:(?!failed to walk ).)*failed to walk .*no such file or directory/, reason: 'a file the Dockerfile copies is missing from the build context'},
   {kind: 'user', re: /\b401 Unauthorized\b|\bunauthorized: |authentication required/, reason: (_m, l) => `the registry rejected the credentials${phase(l)} (401 Unauthorized)`},
   {kind: 'user', re: /(?:pull|push) access denied/, reason: (_m, l) => `the repository does not exist or the credentials may not use it${phase(l)} (access denied)`},
   {kind: 'user', re: /\b403 Forbidden\b|insufficient_scope|authorization failed|failed to authorize|requested access to the resource is denied|\bdenied: /, reason: (_m, l) => `the registry denied access${phase(l)} (403 Forbidden / insufficient scope)`},
   {kind: 'user', re: /no match for platform in manifest/, reason: 'the image has no variant for the requested platform'},
-  {kind: 'user', re: /manifest unknown|name unknown|\b404 Not Found\b|invalid response status 404\b|[\w.\-/]+:[\w.-]+: not found\b/, reason: 'an image, tag or URL does not exist (not found)'},
+  {kind: 'user', re: /manifest unknown|name unknown|\b404 Not Found\b|invalid response status 404\b|(?<![\w.\-/])[\w.\-/]+:[\w.-]+: not found\b/, reason: 'an image, tag or URL does not exist (not found)'},
   {kind: 'user', re: /exec format error/, reason: 'a program for another CPU architecture was run (exec format error): the builder lacks that platform'},
   {kind: 'user', re: /invalid tag "|invalid reference format|unknown flag: |unknown shorthand flag: |invalid argument|failed to parse (?:target )?platform|invalid platform /, reason: 'an option of the build is invalid'},
   {kind: 'user', re: /\.hcl:\d+,\d+-\d+(?:,\d+)?: |could not find any target matching|failed to find target |couldn't find a bake definition|parsing yaml: |unknown key: |invalid override /, reason: 'the bake definition is invalid'},

@@ -43,6 +43,9 @@ afterEach(() => {
 
 function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
   work = mkdtempSync(join(tmpdir(), 'build-push-it-'));
+  // The build context (the job's workspace): the fake docker reads its Dockerfile, as BuildKit does.
+  mkdirSync(join(work, 'workspace'), {recursive: true});
+  writeFileSync(join(work, 'workspace', 'Dockerfile'), 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n');
   return {
     main: MAIN,
     post: POST,

@@ -1,7 +1,7 @@
 // Shared helpers of the CLI tests: captured streams, a signal source to send signals from, and a runner of
 // runCli against the emulator with the recording fake docker on PATH.
 import {EventEmitter} from 'node:events';
-import {existsSync, mkdtempSync, readFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -45,6 +45,8 @@ export interface Sandbox {
 /** A temp folder with the environment of a shell using the emulator and the fake docker. */
 export function sandbox(emu: Emulator, key: string, extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'rb-cli-'));
+  // A build context: the fake docker reads its Dockerfile, as BuildKit does (the steps of its canned progress).
+  writeFileSync(join(dir, 'Dockerfile'), 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n');
   const env: NodeJS.ProcessEnv = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH ?? ''}`,
     HOME: dir,

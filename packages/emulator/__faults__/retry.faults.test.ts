@@ -290,6 +290,8 @@ describe('the fake docker fails like buildx', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'fake-docker-'));
+    // The build context: the fake docker reads its Dockerfile (3 build steps: WORKDIR, COPY, RUN).
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n');
   });
   afterEach(() => rmSync(dir, {recursive: true, force: true}));
 

@@ -2,7 +2,7 @@
 // refs a build leaves (metadata, refs folder, every node that builds), `history inspect --format json`, and
 // `history export` (unknown below 0.23, no --finalize below 0.24, one node's record per ref below 0.33).
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
-import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -14,6 +14,8 @@ const DOCKER = resolve(dirname(fileURLToPath(import.meta.url)), '../fake-docker/
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'fake-docker-history-'));
+  // The build context: the fake docker reads its Dockerfile, as BuildKit does.
+  writeFileSync(join(dir, 'Dockerfile'), 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n');
 });
 afterEach(() => rmSync(dir, {recursive: true, force: true}));
 
@@ -146,7 +148,7 @@ describe('buildx history per version', () => {
     expect(
       (await docker('0.23.0', ['buildx', 'history', 'export', '--builder', 'rb', '--output', out, ref])).exitCode
     ).toBe(0);
-    expect(readDockerbuild(out).records.map(r => r['ref'])).toEqual([ref]);
+    expect(readDockerbuild(out).records.map(r => r['Ref'])).toEqual([ref]);
   });
 
   test("a ref built on two nodes: one node's record below 0.33, both from 0.33, each naming the build", async () => {
@@ -167,9 +169,9 @@ describe('buildx history per version', () => {
       ]);
       expect(res.exitCode).toBe(0);
     }
-    expect(readDockerbuild(out('0.29.1')).records.map(r => r['ref'])).toEqual([ref]);
+    expect(readDockerbuild(out('0.29.1')).records.map(r => r['Ref'])).toEqual([ref]);
     const both = readDockerbuild(out('0.33.0'));
-    expect(both.records.map(r => r['ref'])).toEqual([ref, ref]);
+    expect(both.records.map(r => r['Ref'])).toEqual([ref, ref]);
     expect(both.files.has('oci-layout')).toBe(true);
   });
 

@@ -16,6 +16,8 @@ const DOCKER = resolve(dirname(fileURLToPath(import.meta.url)), '../fake-docker/
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'fake-docker-test-'));
+  // A build context (builds run in dir): the fake docker reads its Dockerfile, as BuildKit does.
+  writeFileSync(join(dir, 'Dockerfile'), 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n');
 });
 afterEach(() => rmSync(dir, {recursive: true, force: true}));
 
@@ -126,7 +128,7 @@ describe('build --load: the image id (docker/buildx#3136)', () => {
       FAKE_DOCKER_IMAGE_STORE: store
     };
     const argv = ['buildx', 'build', '--load', '--iidfile', iid, '--metadata-file', meta, '.'];
-    expect((await exec.run(DOCKER, argv, {env, silent: true})).exitCode).toBe(0);
+    expect((await exec.run(DOCKER, argv, {env, silent: true, cwd: dir})).exitCode).toBe(0);
     const metadata = JSON.parse(readFileSync(meta, 'utf8')) as Record<string, string>;
     return {
       imageId: readFileSync(iid, 'utf8'),
@@ -248,5 +250,49 @@ describe("FAKE_DOCKER_BUILDX_STORE=1: the builder is buildx's record", () => {
     expect(Object.keys(JSON.parse(readFileSync(join(dir, 'docker', 'builders.json'), 'utf8')) as object)).toEqual([
       'rb'
     ]);
+  });
+});
+
+describe('buildx build reads the build context’s Dockerfile, as BuildKit does', () => {
+  const build = (args: string[]) =>
+    new NodeExec().run(DOCKER, ['buildx', 'build', ...args], {
+      env: {FAKE_DOCKER_DIR: join(dir, 'docker')},
+      silent: true,
+      cwd: dir
+    });
+
+  test('a context without a Dockerfile fails as buildx prints it', async () => {
+    mkdirSync(join(dir, 'empty'));
+    const res = await build(['-t', 'app:1', 'empty']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr.trim().split('\n').slice(-1)).toEqual([
+      'ERROR: failed to build: failed to solve: failed to read dockerfile: open Dockerfile: no such file or directory'
+    ]);
+    const named = await build(['-f', 'nope.Dockerfile', '.']);
+    expect(named.stderr).toMatch(/failed to read dockerfile: open nope\.Dockerfile: no such file or directory\n$/);
+  });
+
+  test("the build's steps are the Dockerfile's, not a canned RUN", async () => {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(
+      join(dir, 'app', 'Dockerfile'),
+      '# syntax=docker/dockerfile:1\nFROM node:22 AS build\nWORKDIR /app\nENV CI=1\nRUN npm ci \\\n  && npm test\nCOPY . .\n'
+    );
+    const res = await build(['-t', 'app:1', 'app']);
+    expect(res.exitCode).toBe(0);
+    const steps = res.stderr.split('\n').filter(l => /^#\d+ \[\d+\/\d+\]/.test(l));
+    expect(steps.map(l => l.replace(/^#\d+ /, '').replace(/@sha256:[0-9a-f]+$/, ''))).toEqual([
+      '[1/4] FROM docker.io/library/node:22',
+      '[2/4] WORKDIR /app',
+      '[3/4] RUN npm ci && npm test',
+      '[4/4] COPY . .'
+    ]);
+    expect(res.stderr).not.toContain('build.sh');
+    // FROM scratch makes no vertex; a lower-case dockerfile is found too.
+    mkdirSync(join(dir, 'scratch'));
+    writeFileSync(join(dir, 'scratch', 'dockerfile'), 'FROM scratch\nCOPY hello.txt /\n');
+    const scratch = await build(['scratch']);
+    expect(scratch.stderr).toMatch(/^#\d+ \[1\/1\] COPY hello\.txt \/$/m);
+    expect(scratch.stderr).not.toMatch(/FROM|load metadata/);
   });
 });

@@ -30,8 +30,12 @@
 // containerimage.config.digest (docker/buildx#3136).
 // Progress: after the `#0` line a build or bake prints buildx's plain progress to stderr (progress.mjs; the
 // shape of the real captures in packages/core/__tests__/docker/fixtures/): load build definition,
-// metadata, .dockerignore, `[1/4] FROM`, build context, three steps `[2/4] WORKDIR`, `[3/4] COPY`,
-// `[4/4] RUN`, exporting (and pushing with --push). The first build on a buildx builder is cold (steps
+// metadata, .dockerignore, `[1/N] FROM`, build context, the build steps, exporting (and pushing with --push).
+// A build reads its context's Dockerfile as BuildKit does (dockerfile.mjs: --file, else Dockerfile or
+// dockerfile in the context; not a Git/HTTP context or stdin): without one it fails as buildx does ("failed to
+// read dockerfile: open Dockerfile: no such file or directory"); with one, its FROM and its RUN, COPY, ADD and
+// WORKDIR steps are the progress's. A bake's targets print the canned `[2/4] WORKDIR`, `[3/4] COPY`,
+// `[4/4] RUN`. The first build on a buildx builder is cold (steps
 // `DONE`), later ones warm (steps `CACHED`): a builder is its --builder name and its nodes' endpoints
 // (a builder re-created under the same name on a new node is cold again), remembered in
 // $FAKE_DOCKER_DIR/warm-builders.json once a build there ran its steps (it succeeded, or printed a
@@ -68,6 +72,7 @@ import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
 import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
 import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
 import {bakeProgress, buildProgress} from './progress.mjs';
+import {dockerfileSteps, findDockerfile, missingDockerfileOutput} from './dockerfile.mjs';
 
 const dir = process.env.FAKE_DOCKER_DIR || join(process.env.RUNNER_TEMP || '/tmp', 'fake-docker');
 mkdirSync(dir, {recursive: true});
@@ -402,6 +407,12 @@ if (cmd === 'version') {
   setInterval(() => undefined, 1000);
 } else if (cmd === 'build') {
   building();
+  // The build context's Dockerfile, as BuildKit reads it: none fails the build; its steps are the progress's.
+  const dockerfile = findDockerfile(args.slice(2));
+  if (dockerfile && dockerfile.text === undefined) {
+    process.stderr.write(`${missingDockerfileOutput(dockerfile.name)}\n`);
+    process.exit(1);
+  }
   if (!maybeFault(cmd)) {
     const outcome = flaky();
     const started = startRecord(
@@ -419,6 +430,7 @@ if (cmd === 'version') {
     const progress = buildProgress({
       warm: isWarm(),
       dockerfile: file ? basename(file) : 'Dockerfile',
+      parsed: dockerfile ? dockerfileSteps(dockerfile.text) : undefined,
       tags,
       exporter: exporterOf(outputs),
       seed: builderName

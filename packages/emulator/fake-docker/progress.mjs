@@ -2,9 +2,9 @@
 // of the fake docker's builds and bakes, in the shape of the real captures in
 // packages/core/__tests__/docker/fixtures/: numbered vertices separated by blank lines, each its name, its
 // log lines and how it ended (`DONE 0.1s`, or `CACHED` for a build step BuildKit answered from its cache).
-// Every build is the same small Dockerfile: FROM, then three build steps (WORKDIR, COPY, RUN), then the
-// export. On a cold builder the steps run (`DONE`); on a warm one they are `CACHED` (and FROM prints
-// `DONE 0.0s`, as dockerd's BuildKit does for an image it has). A bake of several targets prefixes every
+// A build is its Dockerfile's FROM and steps (dockerfile.mjs), a bake target the canned small Dockerfile: FROM,
+// then three build steps (WORKDIR, COPY, RUN); then the export. On a cold builder the steps run (`DONE`); on a
+// warm one they are `CACHED` (and FROM prints `DONE 0.0s`, as dockerd's BuildKit does for an image it has). A bake of several targets prefixes every
 // vertex name with its target (`[app internal] …`, `[app 2/4] WORKDIR /src`, `[app] exporting to image`).
 import {createHash} from 'node:crypto';
 
@@ -22,12 +22,16 @@ function normalizeTag(tag) {
   return `docker.io/${tag.includes('/') ? '' : 'library/'}${tag}`;
 }
 
+/** The canned Dockerfile's base and steps, for a build whose Dockerfile is not read (bake's targets). */
+const CANNED = {from: 'alpine:3.20', steps: ['WORKDIR /src', 'COPY . .', 'RUN ./build.sh']};
+
 /**
  * The vertices of one Dockerfile build, in the order buildx prints them.
- * opts: {warm, dockerfile, tags, exporter: 'registry' | 'docker' | undefined, seed, target (bake of several targets)}
+ * opts: {warm, dockerfile, tags, exporter: 'registry' | 'docker' | undefined, seed, target (bake of several targets),
+ * parsed: {from, steps} of the Dockerfile (dockerfile.mjs; default the canned one: FROM alpine, WORKDIR, COPY, RUN)}
  */
 function dockerfileVertices(opts) {
-  const {warm, dockerfile = 'Dockerfile', tags = [], exporter, seed = '', target} = opts;
+  const {warm, dockerfile = 'Dockerfile', tags = [], exporter, seed = '', target, parsed = CANNED} = opts;
   const digest = what => sha(seed, target ?? '', what);
   const name = n => {
     if (target === undefined) return n;
@@ -36,7 +40,19 @@ function dockerfileVertices(opts) {
     return `[${target}] ${n}`;
   };
   const step = (n, logs, ranFor) => ({name: name(n), logs: warm ? [] : logs, end: warm ? 'CACHED' : `DONE ${ranFor}`});
-  const from = `${BASE}@sha256:${BASE_DIGEST}`;
+  const base = parsed.from === null ? undefined : parsed === CANNED ? BASE : normalizeTag(parsed.from);
+  const from = `${base}@sha256:${BASE_DIGEST}`;
+  // FROM is step 1 (FROM scratch makes no vertex); the RUN steps print what they print as they run.
+  const total = parsed.steps.length + (base === undefined ? 0 : 1);
+  const first = base === undefined ? 1 : 2;
+  const steps = parsed.steps.map((text, i) => {
+    const isRun = /^RUN /.test(text);
+    const logs = parsed === CANNED && isRun ? ['0.231 compiling', '0.874 built ./out/app'] : [];
+    const ranFor = isRun ? '0.9s' : /^WORKDIR /.test(text) ? '0.0s' : '0.1s';
+    return {...step(`[${first + i}/${total}] ${text}`, logs, ranFor), running: isRun};
+  });
+  const running = steps.findIndex(v => v.running);
+  steps.forEach((v, i) => (v.running = i === (running >= 0 ? running : steps.length - 1)));
   const manifest = digest('manifest');
   const images = tags.map(normalizeTag);
   const exportLogs = [
@@ -58,31 +74,44 @@ function dockerfileVertices(opts) {
       end: 'DONE 0.0s',
       head: true
     },
-    {name: name(`[internal] load metadata for ${BASE}`), logs: [], end: warm ? 'DONE 0.1s' : 'DONE 0.6s', head: true},
+    ...(base === undefined
+      ? []
+      : [
+          {
+            name: name(`[internal] load metadata for ${base}`),
+            logs: [],
+            end: warm ? 'DONE 0.1s' : 'DONE 0.6s',
+            head: true
+          }
+        ]),
     {
       name: name('[internal] load .dockerignore'),
       logs: ['transferring context: 2B done'],
       end: 'DONE 0.0s',
       head: true
     },
-    {
-      name: name(`[1/4] FROM ${from}`),
-      logs: [
-        `resolve ${from} 0.0s done`,
-        ...(warm ? [] : [`sha256:${BASE_LAYER} 3.62MB / 3.62MB 0.1s done`, `extracting sha256:${BASE_LAYER} 0.1s done`])
-      ],
-      end: warm ? 'DONE 0.0s' : 'DONE 0.3s',
-      head: true
-    },
+    ...(base === undefined
+      ? []
+      : [
+          {
+            name: name(`[1/${total}] FROM ${from}`),
+            logs: [
+              `resolve ${from} 0.0s done`,
+              ...(warm
+                ? []
+                : [`sha256:${BASE_LAYER} 3.62MB / 3.62MB 0.1s done`, `extracting sha256:${BASE_LAYER} 0.1s done`])
+            ],
+            end: warm ? 'DONE 0.0s' : 'DONE 0.3s',
+            head: true
+          }
+        ]),
     {
       name: name('[internal] load build context'),
       logs: [`transferring context: ${warm ? '64B' : '1.21kB'} done`],
       end: 'DONE 0.0s',
       head: true
     },
-    step('[2/4] WORKDIR /src', [], '0.0s'),
-    step('[3/4] COPY . .', [], '0.1s'),
-    {...step('[4/4] RUN ./build.sh', ['0.231 compiling', '0.874 built ./out/app'], '0.9s'), running: true},
+    ...steps,
     {
       name: name(exporter === 'docker' ? 'exporting to docker image format' : 'exporting to image'),
       logs: exportLogs,
@@ -109,7 +138,11 @@ function parts(vertices) {
   const headCount = vertices.filter(v => v.head).length;
   const head = vertices.filter(v => v.head);
   const rest = vertices.filter(v => !v.head);
-  const running = rest.findIndex(v => v.running);
+  // The running step (a RUN; else the last step; else the export, of a Dockerfile without steps).
+  const running = Math.max(
+    0,
+    rest.findIndex(v => v.running)
+  );
   const before = rest.slice(0, running);
   const r = rest[running];
   const n = headCount + running + 1;

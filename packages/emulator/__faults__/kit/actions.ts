@@ -62,6 +62,8 @@ export const BUILD_PUSH: ActionUnderTest = {
   main: dist('build-push', 'main'),
   post: dist('build-push', 'post'),
   inputs: {context: '.', tags: 'user/app:faults'},
+  // The fake docker reads the context's Dockerfile as BuildKit does: 3 build steps (WORKDIR, COPY, RUN).
+  workspace: {Dockerfile: 'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n'},
   builds: true,
   tearsDownInMain: true,
   fallback: true,

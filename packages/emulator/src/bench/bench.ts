@@ -229,6 +229,12 @@ async function billedOverheadBuildPush(delays: number[]): Promise<void> {
       const overheads: number[] = [];
       await batches(RUNS, 2, async () => {
         const work = mkdtempSync(join(tmpdir(), 'bench-bp-'));
+        // The build context (the job's workspace): the fake docker reads its Dockerfile, as BuildKit does.
+        mkdirSync(join(work, 'workspace'), {recursive: true});
+        writeFileSync(
+          join(work, 'workspace', 'Dockerfile'),
+          'FROM alpine:3.20\nWORKDIR /src\nCOPY . .\nRUN ./build.sh\n'
+        );
         const inputs = {
           'profile-name': 'p',
           'api-url': emu.url,

@@ -60,8 +60,8 @@ describe('runAction', () => {
   test('parses outputs, state, env, path, summary, annotations and masks', async () => {
     const result = await runAction({script: fixture('commands.mjs'), workDir});
     expect(result).toMatchObject({exitCode: 0, failed: false, fileCommandErrors: []});
-    expect(result.outputs).toEqual({multi: 'line1\nline2', plain: 'a=b', empty: ''});
-    expect(result.state).toEqual({builder: '{"builderId":"b-1"}'});
+    expect(result.outputs).toEqual({multi: 'line1\nline2', plain: 'a=b', empty: '', logged: 'from the log'});
+    expect(result.state).toEqual({builder: '{"builderId":"b-1"}', fromLog: 'planted'});
     expect(result.exportedEnv).toEqual({EXPORTED_FROM_MAIN: 'yes'});
     expect(result.path).toEqual(['/opt/fake/bin']);
     expect(result.summary).toContain('<h1>Build</h1>');

@@ -51,6 +51,8 @@ describe('parseWorkflowCommands', () => {
       '::debug::d'
     ]);
     expect(parsed).toEqual({
+      state: {},
+      outputs: {},
       masks: ['secret', 'old'],
       annotations: [
         {level: 'error', message: 'e', properties: {title: 'T'}},
@@ -59,5 +61,23 @@ describe('parseWorkflowCommands', () => {
         {level: 'debug', message: 'd', properties: {}}
       ]
     });
+  });
+
+  test('save-state and set-output from the log count, in either form, anywhere for the legacy one; not while stopped', () => {
+    const parsed = parseWorkflowCommands([
+      '::save-state name=builder::{"certDir":"/"}',
+      '#3 0.512 ##[save-state name=tmpDir;]/home/runner',
+      '  ::set-output name=digest::sha256:evil',
+      'build says ##[set-output name=imageid;]x%3By',
+      'x ::save-state name=late::not at the start: data',
+      '::save-state::no name',
+      '::stop-commands::f00d',
+      '::save-state name=builder::ignored',
+      '#4 ##[save-state name=ignored;]too',
+      '::f00d::',
+      '::set-output name=after::resumed'
+    ]);
+    expect(parsed.state).toEqual({builder: '{"certDir":"/"}', tmpDir: '/home/runner'});
+    expect(parsed.outputs).toEqual({digest: 'sha256:evil', imageid: 'x;y', after: 'resumed'});
   });
 });

@@ -62,9 +62,9 @@ export interface ActionRunResult {
   durationMs: number;
   stdout: string;
   stderr: string;
-  /** Parsed from GITHUB_OUTPUT (`name=value` and `name<<DELIMITER` forms). */
+  /** Parsed from GITHUB_OUTPUT (`name=value` and `name<<DELIMITER` forms) over `set-output` from the log. */
   outputs: Record<string, string>;
-  /** Parsed from GITHUB_STATE. */
+  /** Parsed from GITHUB_STATE over `save-state` from the log (the runner still honours both, the file last). */
   state: Record<string, string>;
   /** Parsed from GITHUB_ENV. */
   exportedEnv: Record<string, string>;
@@ -184,8 +184,8 @@ export class ActionRunner {
       durationMs,
       stdout: output.stdout.text(),
       stderr: output.stderr.text(),
-      outputs: contents.outputs,
-      state: contents.state,
+      outputs: {...commands.outputs, ...contents.outputs},
+      state: {...commands.state, ...contents.state},
       exportedEnv: contents.exportedEnv,
       path: contents.path,
       summary: contents.summary,

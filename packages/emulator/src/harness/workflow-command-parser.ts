@@ -20,6 +20,13 @@ export interface WorkflowCommands {
   annotations: Annotation[];
   /** Values registered with `::add-mask::`, in order. */
   masks: string[];
+  /**
+   * `save-state` from the log (`::save-state name=k::v`, `##[save-state name=k;]v`): deprecated, still honoured.
+   * The runner applies GITHUB_STATE after it, so a key in the file wins.
+   */
+  state: Record<string, string>;
+  /** `set-output` from the log, likewise; GITHUB_OUTPUT wins. */
+  outputs: Record<string, string>;
 }
 
 /** A parsed command: its name (lower case: the runner ignores case), its properties and its data, all unescaped. */
@@ -74,11 +81,11 @@ function parseProperties(text: string, separator: string, unescape: (s: string) 
 }
 
 /**
- * Collects annotations and masks from output lines. Honours `::stop-commands::TOKEN`: lines are not
+ * Collects annotations, masks, state and outputs from output lines, as the runner acts on them. Honours `::stop-commands::TOKEN`: lines are not
  * processed as commands until a command named TOKEN (any case, as the runner compares it).
  */
 export function parseWorkflowCommands(lines: Iterable<string>): WorkflowCommands {
-  const result: WorkflowCommands = {annotations: [], masks: []};
+  const result: WorkflowCommands = {annotations: [], masks: [], state: {}, outputs: {}};
   let resumeToken: string | undefined;
   for (const line of lines) {
     const command = parseWorkflowCommand(line);
@@ -91,6 +98,9 @@ export function parseWorkflowCommands(lines: Iterable<string>): WorkflowCommands
       resumeToken = command.data.toLowerCase();
     } else if (command.name === 'add-mask') {
       if (command.data.trim() !== '') result.masks.push(command.data);
+    } else if (command.name === 'save-state' || command.name === 'set-output') {
+      const name = command.properties['name'];
+      if (name) (command.name === 'save-state' ? result.state : result.outputs)[name] = command.data;
     } else if (LEVELS.has(command.name)) {
       result.annotations.push({
         level: command.name as AnnotationLevel,

@@ -103,20 +103,28 @@ export async function runDemo(opts: DemoOpts): Promise<DemoResult> {
     out('readiness, mutual-TLS endpoints, teardown and billing come from the emulator.');
   }
 
+  // With a real dockerd, every builder is its one BuildKit: two nodes of one build there collide (buildx >= 0.16
+  // gives each node of a build the same build ref: "job ID … exists"), so both platforms go to one multi-arch
+  // builder. The fake docker has no such limit: a native builder per platform, as the service gives.
+  const demoProfile = docker.real ? {...DEMO_PROFILE, buildersPerAssignment: 1} : DEMO_PROFILE;
   const emu = await Emulator.start({
-    profiles: [DEMO_PROFILE, DEMO_AMD64_PROFILE],
+    profiles: [demoProfile, DEMO_AMD64_PROFILE],
     apiKeys: [{key: DEMO_API_KEY, scopes: ['builders']}],
     log: line => emulatorLog.push(line),
     dockerSocket: docker.real ? docker.socket : undefined
   });
+  const demoBuilders = docker.real
+    ? `1 multi-arch builder (amd64,arm64, size ${DEMO_PROFILE.size}, priced twice) to configure and build-push, ` +
+      `which build for ${PLATFORMS} (one dockerd here: two nodes on its one BuildKit would collide)`
+    : `2 builders (amd64 + arm64, size ${DEMO_PROFILE.size}) to configure and build-push, which build for ` +
+      `${PLATFORMS} (a native node per platform)`;
   out(
-    `Emulator at ${emu.url}: profile "demo" gives 2 builders (amd64 + arm64, size ${DEMO_PROFILE.size}), ready after ` +
-      `${DEMO_PROFILE.readyDelayMs / 1000} s, to configure and build-push, which build for ${PLATFORMS} (a native ` +
-      `node per platform); profile "${DEMO_AMD64_PROFILE.name}" gives 1 amd64 builder to bake, whose targets are linux/amd64 only.`
+    `Emulator at ${emu.url}: profile "demo" gives ${demoBuilders}, ready after ${DEMO_PROFILE.readyDelayMs / 1000} s; ` +
+      `profile "${DEMO_AMD64_PROFILE.name}" gives 1 amd64 builder to bake, whose targets are linux/amd64 only.`
   );
   out(
     `Costs: the service does not report a builder's size, so every step is given "builder-size: ${DEMO_PROFILE.size}" ` +
-      `(the profile's size); its summary prices each builder at ${usdPerMinute(DEMO_PROFILE.size)} USD per minute ` +
+      `(the profile's size); its summary prices each builder at ${usdPerMinute(DEMO_PROFILE.size)} USD per minute (twice for a multi-arch one) ` +
       '(the service\'s price table) × the minutes from assignment to teardown. Without that input a summary says "size unknown".'
   );
   if (!(opts.debug ?? false))

@@ -92,6 +92,6 @@ test("every target's record in one file: exported before the teardown, uploaded 
   const file = join(work, 'uploaded.dockerbuild');
   writeFileSync(file, artifact?.bytes as Buffer);
   const record = readDockerbuild(file);
-  expect(record.records.map(r => r['ref']).sort()).toEqual([...refs].sort());
-  expect(record.records.map(r => (r['frontendAttrs'] as {target: string}).target).sort()).toEqual(['app', 'db']);
+  expect(record.records.map(r => r['Ref']).sort()).toEqual([...refs].sort());
+  expect(record.records.map(r => (r['FrontendAttrs'] as {target: string}).target).sort()).toEqual(['app', 'db']);
 });

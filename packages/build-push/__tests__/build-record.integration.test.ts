@@ -93,7 +93,7 @@ test('a successful build: exported with --finalize before the teardown, uploaded
   expect(call.at).toBeLessThanOrEqual(builder?.terminatedAt as number);
   const {artifact, record} = uploadedRecord(ref);
   expect(artifact.createdAt).toBeGreaterThanOrEqual(builder?.terminatedAt as number);
-  expect(record.records.map(r => r['ref'])).toEqual([ref]);
+  expect(record.records.map(r => r['Ref'])).toEqual([ref]);
 });
 
 test("a failed build: its record is exported before the teardown and uploaded, with the build's error", async () => {
@@ -107,7 +107,7 @@ test("a failed build: its record is exported before the teardown and uploaded, w
   const {record} = uploadedRecord(ref);
   expect(record.records).toEqual([
     expect.objectContaining({
-      ref,
+      Ref: ref,
       error: expect.objectContaining({message: expect.stringContaining('did not complete successfully')})
     })
   ]);

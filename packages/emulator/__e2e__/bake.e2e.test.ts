@@ -6,9 +6,12 @@ import {randomBytes} from 'node:crypto';
 import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {type JobRunOpts, type ProfileConfig} from '../src/index.js';
+import {recordRefs, uploadedRecord} from './build-record.js';
 import {
   actionJob,
   allTornDown,
+  bundleIncludes,
+  printed,
   assignedIds,
   buildContext,
   certDirOf,
@@ -193,5 +196,39 @@ describe('bake (bundled) on a real BuildKit over mutual TLS', () => {
     expect(emu.stillAssigned()).toEqual([]);
     expect(ws.buildxBuilders()).toEqual([]);
     console.log(`bake platform guard: main failed after ${main.durationMs} ms: ${error}`);
+  });
+});
+
+describe('bake: the build record (issue 28 §1)', () => {
+  test("buildx >= 0.23: every target's record in one file, exported from the real BuildKit before the teardown and uploaded after it; older buildx says why not", async () => {
+    expect(bundleIncludes('bake', 'Exporting the build record')).toBe(true);
+    const ws = workspace('rec');
+    const run = randomBytes(6).toString('hex');
+    // Built, not pushed: the record is the point.
+    const job = {
+      ...bakeJob(ws, 'rec', {set: '*.output=type=cacheonly'}),
+      env: {...ws.dockerEnv(), ...emu.artifacts.runnerEnv()}
+    };
+    writeCheckout(job, run, env.registry.uniqueRepo('rec-app'), env.registry.uniqueRepo('rec-tool'));
+    const main = mustSucceed('bake main (record)', await runMain(job));
+    const ids = assignedIds(main);
+    expect(emu.reasons(ids)).toEqual(allTornDown(ids));
+    if (!env.buildxAtLeast('0.23.0')) {
+      expect(printed(main)).toMatch(
+        /No build record: Build summary requires Buildx >= 0\.23\.0 \(this step runs buildx 0\.\d+/
+      );
+      console.log(`bake build record: none with buildx ${env.state.buildxVersion}, as the log says`);
+    } else {
+      const up = uploadedRecord(emu, main);
+      const refs = recordRefs(up);
+      expect(refs).toHaveLength(2);
+      expect(up.name).toBe(`octo-org~octo-repo~${(refs[0] ?? '').slice(0, 6).toUpperCase()}+1.dockerbuild`);
+      const torn = emu.entries(ids).map(e => e.terminatedAt as number);
+      expect(up.createdAt).toBeGreaterThanOrEqual(Math.max(...torn));
+      console.log(
+        `bake build record: ${up.name}, ${up.sizeBytes} bytes, exported in ${up.exportMs} ms before the teardown`
+      );
+    }
+    mustSucceed('bake post (record)', await runPost(job, main));
   });
 });

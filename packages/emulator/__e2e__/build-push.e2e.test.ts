@@ -5,9 +5,11 @@
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {createHash, randomBytes} from 'node:crypto';
 import {type ActionRunResult, type JobRunOpts, type ProfileConfig} from '../src/index.js';
+import {recordRefs, uploadedRecord} from './build-record.js';
 import {
   actionJob,
   allTornDown,
+  bundleIncludes,
   assignedIds,
   errorOf,
   loggedBuildxCommands,
@@ -278,5 +280,57 @@ describe('build-push (bundled) on a real BuildKit over mutual TLS', () => {
     expect(post.annotations.filter(a => a.level === 'warning' || a.level === 'error')).toEqual([]);
     expectNothingLeft(ws, ids);
     console.log(`scenario 5: main failed after ${main.durationMs} ms: ${error}`);
+  });
+});
+
+describe('build-push: the build record (issue 28 §1)', () => {
+  test('buildx >= 0.23: the record of a successful and of a failed build, exported from the real BuildKit before the teardown and uploaded after it; older buildx says why not', async () => {
+    expect(bundleIncludes('build-push', 'Exporting the build record')).toBe(true);
+    const ws = workspace('rec');
+    const artifactEnv = emu.artifacts.runnerEnv();
+    const ok = ws.context('rec-ok', {run: `echo ${nonce()} > /built.txt`});
+    const bad = ws.context('rec-bad', {run: `echo ${nonce()} && exit 3`});
+    const job = (name: string, dir: string) => ({
+      ...buildPushJob(ws, name, {'profile-name': 'e2e-bp-amd64', context: dir}),
+      env: {...ws.dockerEnv(), ...artifactEnv}
+    });
+    const okJob = job('rec-ok', ok.dir);
+    const main = mustSucceed('build-push main (record)', await runMain(okJob));
+    const ids = assignedIds(main);
+    expect(emu.reasons(ids)).toEqual(allTornDown(ids));
+    const failed = await runMain(job('rec-bad', bad.dir));
+    expect(failed.exitCode).not.toBe(0);
+    const failedIds = assignedIds(failed);
+    expect(emu.reasons(failedIds)).toEqual(allTornDown(failedIds));
+
+    if (!env.buildxAtLeast('0.23.0')) {
+      for (const r of [main, failed]) {
+        expect(printed(r)).toMatch(
+          /No build record: Build summary requires Buildx >= 0\.23\.0 \(this step runs buildx 0\.\d+/
+        );
+      }
+      expect(emu.artifacts.artifacts()).toEqual([]);
+      console.log(`build record: none with buildx ${env.state.buildxVersion}, as the log says`);
+      return;
+    }
+    for (const [r, outcome] of [
+      [main, 'success'],
+      [failed, 'failure']
+    ] as const) {
+      const up = uploadedRecord(emu, r);
+      const [ref] = recordRefs(up);
+      expect(up.name).toBe(`octo-org~octo-repo~${(ref ?? '').slice(0, 6).toUpperCase()}.dockerbuild`);
+      expect(up.record.files.has('oci-layout')).toBe(true);
+      // The record is BuildKit's: the build's ref, and for the failed build its error.
+      expect(up.record.records).toHaveLength(1);
+      if (outcome === 'failure') expect(JSON.stringify(up.record.records[0])).toContain('exit code: 3');
+      // Uploaded after the teardown: no builder was billed for the upload.
+      const torn = emu.entries(assignedIds(r)).map(e => e.terminatedAt as number);
+      expect(up.createdAt).toBeGreaterThanOrEqual(Math.max(...torn));
+      console.log(
+        `build record (${outcome}): ${up.name}, ${up.sizeBytes} bytes, exported in ${up.exportMs} ms before the teardown`
+      );
+    }
+    await runPost(okJob, main);
   });
 });

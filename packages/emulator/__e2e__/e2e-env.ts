@@ -583,6 +583,11 @@ export class E2eEmulator {
     return this.emu.url;
   }
 
+  /** GitHub's artifact service of this emulator: `runnerEnv()` for an action step, `artifacts()` what was uploaded. */
+  get artifacts(): Emulator['artifacts'] {
+    return this.emu.artifacts;
+  }
+
   /** The inputs every action needs to reach this emulator, plus `inputs`. */
   inputs(inputs: Record<string, string>): Record<string, string> {
     return {'api-url': this.emu.url, 'api-key': this.apiKey, ...inputs};
@@ -629,10 +634,14 @@ export class E2eEmulator {
   }
 }
 
-/** `dist/<action>/{main,post}/index.js`; throws when not bundled. */
+/**
+ * `dist/<action>/{main,post}/index.js` (E2E_DIST: another bundle folder, e.g. one `node scripts/bundle.mjs
+ * --out <dir>` made of a work tree whose dist/ is not rebuilt yet); throws when not bundled.
+ */
 export function actionScripts(action: string): {main: string; post: string} {
-  const main = join(REPO_ROOT, 'dist', action, 'main', 'index.js');
-  const post = join(REPO_ROOT, 'dist', action, 'post', 'index.js');
+  const dist = process.env['E2E_DIST'] || join(REPO_ROOT, 'dist');
+  const main = join(dist, action, 'main', 'index.js');
+  const post = join(dist, action, 'post', 'index.js');
   for (const f of [main, post]) if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run bundle\` first`);
   return {main, post};
 }

@@ -126,12 +126,15 @@ function dockerbuild(records) {
     return {mediaType, digest, size: data.length};
   };
   const manifests = records.map(r => {
+    // The keys as buildx writes them (the BuildHistoryRecord's Go fields, some with their JSON names).
     const config = put('application/vnd.buildkit.historyrecord.v0', {
-      ref: r.ref,
-      frontendAttrs: {target: r.name},
-      createdAt: new Date(r.startedAt).toISOString(),
-      completedAt: new Date(r.completedAt).toISOString(),
+      Ref: r.ref,
+      FrontendAttrs: {target: r.name},
       ...(r.error ? {error: {code: 2, message: r.error}} : {}),
+      CreatedAt: new Date(r.startedAt).toISOString(),
+      CompletedAt: new Date(r.completedAt).toISOString(),
+      numTotalSteps: 4,
+      numCompletedSteps: r.error ? 3 : 4,
       DefaultPlatform: 'linux/amd64'
     });
     const manifest = put('application/vnd.oci.image.manifest.v1+json', {

@@ -17,7 +17,7 @@ export interface Dockerbuild {
   /** Every file of the archive by path (`oci-layout`, `index.json`, `blobs/sha256/<hex>`). */
   files: Map<string, Buffer>;
   index: {manifests: Descriptor[]};
-  /** Each record's config (the BuildHistoryRecord as JSON: `ref`, `frontendAttrs`, `error`, …), in order. */
+  /** Each record's config (the BuildHistoryRecord as buildx writes it: `Ref`, `FrontendAttrs`, `error`, …), in order. */
   records: Record<string, unknown>[];
 }
 

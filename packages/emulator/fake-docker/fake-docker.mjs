@@ -149,7 +149,13 @@ const maybeFault = op => {
 
 // The progress and the flaky builds (see the header).
 const builderName = flag('--builder') || 'default';
-const building = () => process.stderr.write(`#0 building with "${builderName}" instance using remote driver\n`);
+// FAKE_DOCKER_BUILD_PRINT=<file>: its lines follow the `#0` line of a build or bake verbatim, as what a build
+// can make buildx print (a `--call outline` of the user's Dockerfile, a plugin or credential helper talking).
+const building = () => {
+  process.stderr.write(`#0 building with "${builderName}" instance using remote driver\n`);
+  const print = process.env.FAKE_DOCKER_BUILD_PRINT;
+  if (print) process.stderr.write(readFileSync(print, 'utf8'));
+};
 const hangTimes = Number(process.env.FAKE_DOCKER_BUILD_HANG_TIMES || 0);
 const failTimes = Number(process.env.FAKE_DOCKER_BUILD_FAIL_TIMES || 0);
 const failKind = process.env.FAKE_DOCKER_BUILD_FAIL_OUTPUT || 'stream-lost';

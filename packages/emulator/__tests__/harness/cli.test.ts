@@ -184,6 +184,13 @@ describe('harness CLI: its manners', () => {
     expect(job.output).toContain('npm run harness -- job examples/build-push.yml --emulator --workspace examples/app');
   }, 60_000);
 
+  test('an example run from the root, which has no app, says which workspace the examples build', async () => {
+    const run = await harness(['job', 'examples/bake.yml', '--emulator']);
+    expect(run.output).toContain(
+      'The workspace is this repository, which has no app to build: the examples build examples/app (--workspace examples/app).'
+    );
+  }, 60_000);
+
   test('a --workspace that does not exist is refused before anything runs', async () => {
     const missing = join(work, 'no-such-repo');
     const run = await harness(['job', 'examples/build-push.yml', '--emulator', '--workspace', missing]);

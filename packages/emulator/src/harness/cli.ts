@@ -229,6 +229,11 @@ async function jobCommand(args: string[]): Promise<number> {
     const {cancel, kill} = interrupts();
     print(`Job ${plan.jobId} of ${file}: ${plan.steps.length} steps; workspace (GITHUB_WORKSPACE) ${workspace}`);
     print(callerEnvNotice({parent: processEnv(), inherit: values['inherit-env'], given: env}));
+    // The repository's root is no app: an example run from there finds no Dockerfile or bake file.
+    if (values.workspace === undefined && workspace === REPO_ROOT && path.resolve(file).startsWith(EXAMPLES_DIR))
+      print(
+        'The workspace is this repository, which has no app to build: the examples build examples/app (--workspace examples/app).'
+      );
     if (emu) {
       print(`Emulator at ${emu.url}, serving:`);
       for (const note of profiles.notes) print(note);
@@ -305,6 +310,9 @@ function jobPrinter(debug: boolean): (event: JobEvent) => void {
 }
 
 const EMULATOR_KEY = 'harness-emulator-key';
+
+/** The example workflows, and the app they build (examples/app). */
+const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples') + path.sep;
 
 /** An emulator serving the profiles the job's steps name (jobProfiles), with the harness's API key. */
 function startEmulator(profiles: ProfileConfig[]): Promise<Emulator> {

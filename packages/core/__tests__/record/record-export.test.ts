@@ -53,8 +53,7 @@ function historyExec(
 
 function run(exec: FakeExec, clock: FakeClock, logger: RecordingLogger, over: Partial<RecordExportOpts> = {}) {
   return exportRecord({
-    exec,
-    docker: 'docker',
+    buildx: (args, o) => exec.run('docker', args, o),
     logger,
     clock,
     builder: 'rb',

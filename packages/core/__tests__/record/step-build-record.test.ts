@@ -21,8 +21,7 @@ function record(over: Partial<StepBuildRecordOpts> = {}) {
   const logger = new RecordingLogger();
   const reports: BuildRecordReport[] = [];
   const r = new StepBuildRecord({
-    exec,
-    docker: 'docker',
+    buildx: (args, o) => exec.run('docker', args, o),
     logger,
     clock: new FakeClock(),
     env: {},
@@ -64,7 +63,10 @@ describe('StepBuildRecord', () => {
       }
       return c.args[2] === 'inspect' ? {stdout: '{"Status":"completed"}'} : {};
     });
-    const s = record({exec, upload: async () => Promise.reject(new Error('socket hang up'))});
+    const s = record({
+      buildx: (args, o) => exec.run('docker', args, o),
+      upload: async () => Promise.reject(new Error('socket hang up'))
+    });
     await s.r.exportFrom('rb');
     await s.publish();
     expect(s.reports[0]).toMatchObject({fileName: 'ABCDEF.dockerbuild', upload: {error: 'socket hang up'}});

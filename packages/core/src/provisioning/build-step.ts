@@ -185,8 +185,7 @@ export class BuildStep {
   #buildRecord(): StepBuildRecord {
     const {ctx, files} = this;
     return new StepBuildRecord({
-      exec: ctx.exec,
-      docker: ctx.docker,
+      buildx: (args, opts) => ctx.buildx.command(args, opts),
       logger: ctx.io.logger,
       clock: ctx.clock,
       env: ctx.io.env,

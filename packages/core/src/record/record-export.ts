@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import type {Clock} from '../clock.js';
 import {linkedSignal} from '../deadline.js';
 import {errorMessage} from '../errors.js';
-import {lastLine, type Exec, type ExecResult} from '../exec.js';
+import {lastLine, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordEntry} from '../report/run-record.js';
 import {historyExportArgs, historyInspectArgs} from './record-args.js';
@@ -20,9 +20,8 @@ import type {RecordRef} from './record-refs.js';
 export const RECORD_EXPORT_BOUND_MS = 20_000;
 
 export interface RecordExportOpts {
-  exec: Exec;
-  /** The docker CLI. */
-  docker: string;
+  /** Runs `docker buildx <args>` (`buildx` first; Buildx.command: as the plugin itself where it can). */
+  buildx: BuildxCommand;
   logger: Logger;
   clock: Clock;
   /** The buildx builder the refs are on. */
@@ -41,6 +40,12 @@ export interface RecordExportOpts {
   /** Cancellation of the step: the export stops at once. */
   signal?: AbortSignal;
 }
+
+/** Runs one `docker buildx …` command (Buildx.command). */
+export type BuildxCommand = (
+  args: string[],
+  opts: {silent?: boolean; timeoutMs?: number; signal?: AbortSignal}
+) => Promise<ExecResult>;
 
 /** What one export before a teardown left. Exactly one of `skipped` and `filePath` is set. */
 export interface RecordExport {
@@ -76,7 +81,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
   const limit = linkedSignal({parents: [opts.signal], timeoutMs: boundMs, clock});
   const left = (): number => Math.max(1, boundMs - (clock.now() - started));
   const run = (args: string[]): Promise<ExecResult> =>
-    opts.exec.run(opts.docker, args, {silent: true, timeoutMs: left(), signal: limit.signal});
+    opts.buildx(args, {silent: true, timeoutMs: left(), signal: limit.signal});
   const fileName = recordFileName(
     opts.repository,
     refs.map(r => r.ref)

@@ -1,11 +1,10 @@
 import {rmSync} from 'node:fs';
 import {systemClock, type Clock} from '../clock.js';
 import type {BuildMetadata} from '../docker/build-result.js';
-import type {Exec} from '../exec.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordReport, RecordUpload} from '../report/run-record.js';
 import type {RunRecorder} from '../report/run-recorder.js';
-import {exportRecord, type RecordExport} from './record-export.js';
+import {exportRecord, type BuildxCommand, type RecordExport} from './record-export.js';
 import {recordSkipReason} from './record-gate.js';
 import {exportPlan, type ExportPlan} from './record-plan.js';
 import {refsFromFolder, refsFromMetadata, uniqueRefs} from './record-refs.js';
@@ -22,9 +21,8 @@ export type UploadRecord = (opts: {
 }) => Promise<RecordUpload>;
 
 export interface StepBuildRecordOpts {
-  exec: Exec;
-  /** The docker CLI. */
-  docker: string;
+  /** Runs `docker buildx …` (Buildx.command). */
+  buildx: BuildxCommand;
   logger: Logger;
   clock?: Clock;
   /** The step's environment (DOCKER_BUILD_RECORD_*, GITHUB_SERVER_URL). */
@@ -110,8 +108,7 @@ export class StepBuildRecord {
     ]);
     const exported = await logger.group(`Exporting the build record from builder "${builder}"`, async () => {
       const r = await exportRecord({
-        exec: o.exec,
-        docker: o.docker,
+        buildx: o.buildx,
         logger,
         clock: this.#clock,
         builder,

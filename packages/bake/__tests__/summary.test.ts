@@ -36,7 +36,6 @@ function stepIO(inputs: Record<string, string>): {io: ActionIO; summaries: strin
     getInput: n => (inputs[n] ?? '').trim(),
     setOutput: () => undefined,
     exportVariable: () => undefined,
-    writeSummary: async () => undefined,
     writeMarkdownSummary: async m => void summaries.push(m),
     setFailed: () => undefined
   };

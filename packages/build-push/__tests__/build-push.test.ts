@@ -9,7 +9,6 @@ import {
   type Exec,
   type ExecOpts,
   type ExecResult,
-  type JobSummary,
   type Logger
 } from '@remote-builder-actions/core';
 import {buildPush} from '../src/build-push.js';
@@ -18,13 +17,14 @@ interface Recorded {
   io: ActionIO;
   lines: string[];
   outputs: Record<string, string>;
-  summaries: JobSummary[];
+  /** What main wrote to the job summary (post writes the step's block: none here). */
+  summaries: string[];
 }
 
 function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Recorded {
   const lines: string[] = [];
   const outputs: Record<string, string> = {};
-  const summaries: JobSummary[] = [];
+  const summaries: string[] = [];
   const logger: Logger = {
     debug: m => lines.push(`debug: ${m}`),
     info: m => lines.push(m),
@@ -46,8 +46,7 @@ function fakeIO(inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Re
     getInput: n => (inputs[n] ?? '').trim(),
     setOutput: (n, v) => (outputs[n] = v),
     exportVariable: () => undefined,
-    writeSummary: async s => void summaries.push(s),
-    writeMarkdownSummary: async () => undefined,
+    writeMarkdownSummary: async m => void summaries.push(m),
     setFailed: () => undefined
   };
   return {io, lines, outputs, summaries};

@@ -303,7 +303,12 @@ export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv, fallback = DEFA
   return envMilliseconds(env, Env.TeardownTimeoutMs, {min: 1000, fallback, what: 'a teardown budget'});
 }
 
-/** Default of REMOTE_BUILDER_DETAILS_404_GRACE_MS (see DETAILS_404_GRACE_MS in readiness). */
+/**
+ * Default of REMOTE_BUILDER_DETAILS_404_GRACE_MS: for this long after the assignment answered, a details 404
+ * means "not visible yet", not "gone": the spec says nothing of consistency, and a service whose reads lag its
+ * writes (replicas, caches) answers 404 for a fresh id for a moment. Past it, a 404 means the builder is gone
+ * and fails at once.
+ */
 export const DEFAULT_DETAILS_404_GRACE_MS = 10_000;
 
 /**

@@ -7,9 +7,6 @@ import {apiError, type HttpResult, isJsonContentType, json, parseJson} from './h
 import {DEFAULT_PER_PAGE, type ProfileCatalog} from './profiles.js';
 import type {ApiRouteName} from './request-log.js';
 
-/** Prefix of every service endpoint (spec §9). */
-export const API_PREFIX = '/api/v1';
-
 /** The result of matching a method and path against the service routes. */
 export type RouteMatch =
   | {kind: 'route'; route: Exclude<ApiRouteName, 'unknown'>; id?: string}

@@ -1,5 +1,5 @@
 import {EventEmitter} from 'node:events';
-import type {ActionIO, JobSummary} from '../../src/provisioning/action-io.js';
+import type {ActionIO} from '../../src/provisioning/action-io.js';
 import {MemoryStateStore} from '../../src/state.js';
 import {RecordingLogger} from './recording-logger.js';
 
@@ -9,7 +9,6 @@ export class FakeActionIO implements ActionIO {
   readonly state = new MemoryStateStore();
   readonly outputs = new Map<string, string>();
   readonly exported = new Map<string, string>();
-  readonly summaries: JobSummary[] = [];
   readonly markdownSummaries: string[] = [];
   readonly failures: string[] = [];
 
@@ -26,9 +25,6 @@ export class FakeActionIO implements ActionIO {
   }
   exportVariable(name: string, value: string): void {
     this.exported.set(name, value);
-  }
-  async writeSummary(summary: JobSummary): Promise<void> {
-    this.summaries.push(summary);
   }
   async writeMarkdownSummary(markdown: string): Promise<void> {
     this.markdownSummaries.push(markdown);

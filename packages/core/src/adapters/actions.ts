@@ -8,11 +8,11 @@
  * for byte (their tests hold the expected strings). @actions/tool-cache stays, in its lazily loaded chunk.
  */
 import {EOL} from 'node:os';
-import type {ActionIO, JobSummary} from '../provisioning/action-io.js';
+import type {ActionIO} from '../provisioning/action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
 import {annotationProperties, issueCommand, setKeyValue, untrustedOutput, writeLine} from './runner-protocol.js';
-import {appendStepSummary, jobSummaryHtml} from './step-summary.js';
+import {appendStepSummary} from './step-summary.js';
 
 /**
  * Logger on the runner's log: groups fold, secrets are masked line by line; untrusted text is printed with
@@ -62,7 +62,6 @@ export function actionsIO(): ActionIO {
       process.exitCode = 1;
       actionsLogger.error(message);
     },
-    writeSummary: (s: JobSummary) => appendStepSummary(jobSummaryHtml(s)),
     writeMarkdownSummary: (markdown: string) => appendStepSummary(markdown + EOL)
   };
 }

@@ -76,7 +76,7 @@ export interface BuilderLifecycleOpts {
   /** buildx builder name; default newBuilderName(). */
   builderName?: string;
   schedule?: PollSchedule;
-  /** How long after the assignment a details 404 means "not visible yet" (default DETAILS_404_GRACE_MS). */
+  /** How long after the assignment a details 404 means "not visible yet" (default DEFAULT_DETAILS_404_GRACE_MS). */
   details404GraceMs?: number;
   /** How long a cancelled run waits for an assignment already in flight, to tear it down. */
   inFlightGraceMs?: number;
@@ -131,11 +131,6 @@ export class BuilderLifecycle {
   /** The TLS probe readiness uses (the watchdog and health checks reach builders the same way). */
   get tlsProbe(): TlsProbe {
     return this.probe;
-  }
-
-  /** The state as last saved (for summaries and tests). */
-  get currentState(): BuilderState | undefined {
-    return this.state ? {...this.state} : undefined;
   }
 
   /**

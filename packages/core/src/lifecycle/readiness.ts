@@ -78,7 +78,7 @@ export interface ReadinessOpts {
   /** Epoch ms by which the builder must be ready. */
   deadline: number;
   schedule?: PollSchedule;
-  /** How long after the assignment a details 404 means "not visible yet" (default DETAILS_404_GRACE_MS). */
+  /** How long after the assignment a details 404 means "not visible yet" (default DEFAULT_DETAILS_404_GRACE_MS). */
   details404GraceMs?: number;
   signal?: AbortSignal;
   /**
@@ -146,12 +146,6 @@ export class BuilderTimeoutError extends Error {
 
 const PEM_FIELDS = ['ca', 'client_cert', 'client_key'] as const;
 const FATAL_STATUSES = new Set([401, 403]);
-/**
- * For this long after the assignment answered, a details 404 means "not visible yet", not "gone": the spec
- * says nothing of consistency, and a service whose reads lag its writes (replicas, caches) answers 404 for
- * a fresh id for a moment. Past it, a 404 means the builder is gone and fails at once.
- */
-export const DETAILS_404_GRACE_MS = DEFAULT_DETAILS_404_GRACE_MS;
 /** TLS rejections tolerated in a row before the material is declared wrong. */
 const MAX_TLS_REJECTIONS = 3;
 /**
@@ -179,7 +173,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let serviceSilent = false;
   let answered = false;
   const since = clock.now();
-  const graceMs = opts.details404GraceMs ?? DETAILS_404_GRACE_MS;
+  const graceMs = opts.details404GraceMs ?? DEFAULT_DETAILS_404_GRACE_MS;
   const progress = opts.progress ?? new ReadinessProgress({ids: [builderId], since, deadline: opts.deadline});
   // A debug line when the builder's stage changes, not at every poll (10 a second would say the same thing).
   const observe = (stage: BuilderStage, detail: string): void => {

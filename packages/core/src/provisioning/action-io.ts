@@ -1,13 +1,6 @@
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
 
-/** A job summary: a heading, a table (first row is the header) and notes. */
-export interface JobSummary {
-  heading: string;
-  table: string[][];
-  notes?: string[];
-}
-
 /**
  * ActionIO is everything an action step exchanges with the runner. The adapter implements it on
  * @actions/core; tests use a fake. Secrets never go through setOutput, exportVariable or the summary.
@@ -19,7 +12,6 @@ export interface ActionIO {
   getInput(name: string): string;
   setOutput(name: string, value: string): void;
   exportVariable(name: string, value: string): void;
-  writeSummary(summary: JobSummary): Promise<void>;
   /** Appends GitHub-flavoured markdown to the job summary (the run report). */
   writeMarkdownSummary(markdown: string): Promise<void>;
   setFailed(message: string): void;

@@ -34,7 +34,6 @@ export async function runStepInProcess(
     getInput: n => (opts.inputs[n] ?? '').trim(),
     setOutput: () => undefined,
     exportVariable: () => undefined,
-    writeSummary: async () => undefined,
     writeMarkdownSummary: async () => undefined,
     setFailed: () => undefined
   };

@@ -71,4 +71,19 @@ describe('StepBuildRecord', () => {
     await s.publish();
     expect(s.reports[0]).toMatchObject({fileName: 'ABCDEF.dockerbuild', upload: {error: 'socket hang up'}});
   });
+
+  test("history's own errors are printed as untrusted text: the build may have put commands in them", async () => {
+    const exec = new FakeExec(async c => {
+      if (c.args[2] === 'export') {
+        await writeFile(c.args[c.args.indexOf('--output') + 1] as string, 'x');
+      }
+      return c.args[2] === 'inspect' ? {exitCode: 1, stderr: 'ERROR: ##[save-state name=builder;]x\n'} : {};
+    });
+    const s = record({buildx: (args, o) => exec.run('docker', args, o)});
+    await s.r.exportFrom('rb');
+    await s.publish();
+    const lines = s.logger.lines.filter(l => l.message.includes('##[save-state'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter(l => l.level !== 'untrusted' && l.level !== 'warning' && l.level !== 'debug')).toEqual([]);
+  });
 });

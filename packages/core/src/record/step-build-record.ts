@@ -120,13 +120,14 @@ export class StepBuildRecord {
         boundMs: o.boundMs,
         signal: o.signal
       });
-      // A failed export was its one warning line already; the rest (other nodes, a ref's facts) are info.
+      // A failed export was its one warning line already; the rest (other nodes, a ref's facts) are info,
+      // printed as untrusted: they quote buildx history's own errors.
       const failed = (w: string): boolean => r.skipped?.endsWith(w) === true;
-      for (const w of r.warnings) if (!failed(w)) logger.info(w);
+      for (const w of r.warnings) if (!failed(w)) logger.untrusted(w);
       if (r.fileName !== undefined) {
         logger.info(`Exported ${r.fileName} (${r.sizeBytes} bytes, ${r.entries.length} builds) in ${r.exportMs} ms`);
       } else if (r.skipped !== undefined && !r.warnings.some(failed)) {
-        logger.info(`No build record: ${r.skipped}`);
+        logger.untrusted(`No build record: ${r.skipped}`);
       }
       return r;
     });

@@ -346,11 +346,16 @@ describe('builder run', () => {
         'run',
         '--profile',
         'amd',
-        ...node('console.log("builder=" + process.env.BUILDX_BUILDER); process.exit(7)')
+        ...node(
+          'console.log("builder=" + process.env.BUILDX_BUILDER); console.log("key=" + (process.env.REMOTE_BUILDER_API_KEY ?? "unset")); process.exit(7)'
+        )
       ],
       b.env
     );
     expect(r.code).toBe(7);
+    // The user's command gets the builder, never the API key.
+    expect(b.env['REMOTE_BUILDER_API_KEY']).toBe(KEY);
+    expect(r.stdout).toContain('key=unset');
     const name = /^builder=(remote-builder-[0-9a-f]{8})$/m.exec(r.stdout)?.[1];
     expect(name).toBeDefined();
     expect(r.stderr).toContain(`(BUILDX_BUILDER=${name})`);

@@ -9,6 +9,7 @@ export * from './certs/cert-store.js';
 export * from './clock.js';
 export * from './deadline.js';
 export * from './errors.js';
+export * from './child-env.js';
 export * from './exec.js';
 export * from './inputs.js';
 export * from './lifecycle/builder-api-client.js';

@@ -2,6 +2,7 @@ import {isAbsolute, resolve} from 'node:path';
 import {
   BUILDER_SIZES,
   MAX_TIMEOUT_MS,
+  childEnv,
   parseBuilderSize,
   parseProfileNames,
   type PostCleanupResult,
@@ -288,7 +289,8 @@ async function runCommand(ctx: CommandContext, name: string, command: string, ar
   if (ctx.signal.aborted) return signalExitCode(ctx.receivedSignal ?? 'SIGINT');
   ctx.logger.info(`==> Running ${[command, ...args].join(' ')} (BUILDX_BUILDER=${name})`);
   const child = ctx.spawner().start(command, args, {
-    env: {...ctx.env, BUILDX_BUILDER: name},
+    // The user's command needs the builder, not the API key (child-env.ts).
+    env: childEnv(ctx.env, {BUILDX_BUILDER: name}),
     cwd: ctx.deps.cwd ?? process.cwd(),
     stdout: ctx.deps.stdout,
     stderr: ctx.deps.stderr,

@@ -3,7 +3,7 @@
 // in the workspace for `bake --print` and writes one metadata entry per target).
 import {afterAll, afterEach, beforeAll, describe, expect, test} from '@jest/globals';
 import {createHash} from 'node:crypto';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -192,7 +192,9 @@ describe('bake action (bundled) against the emulator', () => {
     ]);
     expect(bake.cwd).toBe(join(work, 'workspace'));
     expect(bake.metadataWarnings).toBe('true');
-    expect(existsSync(dirname(meta))).toBe(false);
+    // Main keeps only bake's definition in its private folder, for the summary post writes; post removes it.
+    expect(existsSync(meta)).toBe(false);
+    expect(readdirSync(dirname(meta))).toEqual(['bake-definition.json']);
 
     const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, Record<string, string>>;
     expect(Object.keys(metadata)).toEqual(['app']);
@@ -209,6 +211,7 @@ describe('bake action (bundled) against the emulator', () => {
     const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
     expect(post.exitCode).toBe(0);
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
+    expect(existsSync(dirname(meta))).toBe(false);
     expect(post.stdout).toMatch(/already torn down by main/);
     expect(calls().filter(c => c.argv[1] === 'rm')).toHaveLength(1);
     expect(post.summary).toContain('single');

@@ -2,7 +2,7 @@ export const id = 417;
 export const ids = [417];
 export const modules = {
 
-/***/ 4417:
+/***/ 44417:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
@@ -10,8 +10,8 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   createProxyAgent: () => (/* binding */ createProxyAgent),
 /* harmony export */   tunnelFailure: () => (/* binding */ tunnelFailure)
 /* harmony export */ });
-/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6752);
-/* harmony import */ var _proxy_failure_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3082);
+/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(46752);
+/* harmony import */ var _proxy_failure_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(43082);
 
 
 /**

@@ -2,7 +2,7 @@
 // fake docker on PATH: the commands are read from the `sh` code blocks of README.md, docs/*.md,
 // packages/cli/README.md and packages/emulator/README.md, so a changed README is checked as it is.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
-import {mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {Emulator} from '@remote-builder-actions/emulator';
 import {cli, ROOT, sandbox, type Sandbox} from './helpers.js';
@@ -107,7 +107,11 @@ beforeAll(async () => {
     stacks: [{id: 'stk_docs', kind: 'ec2', name: 'docs'}]
   });
   box = sandbox(emu, KEY, {REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '3000'});
-  mkdirSync(join(box.dir, 'work'));
+  // The user's project the commands run in: `docker buildx build .` reads its Dockerfile; the README's try-out
+  // from a clone of this repository builds examples/app.
+  mkdirSync(join(box.dir, 'work', 'examples', 'app'), {recursive: true});
+  writeFileSync(join(box.dir, 'work', 'Dockerfile'), 'FROM scratch\nCOPY . /app\n');
+  writeFileSync(join(box.dir, 'work', 'examples', 'app', 'Dockerfile'), 'FROM scratch\nCOPY . /app\n');
 });
 afterAll(async () => {
   await emu?.close();

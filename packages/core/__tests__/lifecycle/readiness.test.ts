@@ -188,6 +188,18 @@ describe('waitForBuilderReady: ready', () => {
       expect(h.probe.calls).toEqual([expect.objectContaining({timeoutMs: 5000})]);
     });
 
+    test('near the deadline the proof is awaited half the time left: the probe decides with the other half', async () => {
+      const h = harness([readyDetails(HOST)]);
+      const {pending, asked} = waitWithProof(h, never, {deadline: 1000});
+      await asked();
+      h.clock.advance(499);
+      await new Promise(resolve => setImmediate(resolve));
+      expect(h.probe.calls).toHaveLength(0);
+      h.clock.advance(1);
+      await expect(pending).resolves.toMatchObject({id: 'b1'});
+      expect(h.probe.calls).toEqual([expect.objectContaining({timeoutMs: 500})]);
+    });
+
     test('still under way at the deadline → the timeout, saying what was awaited; no probe', async () => {
       const h = harness([readyDetails(HOST)]);
       const {pending, asked} = waitWithProof(h, never, {deadline: 1000});

@@ -277,10 +277,10 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     if (complete && proof) {
       const early = proof;
       proof = undefined;
-      // Awaited for PROOF_WAIT_MS at most (and never past the deadline). A failed or late proof is no verdict:
-      // the probe below finds out why, with its own time limit (and tells a refusal from "not yet").
+      // Awaited for PROOF_WAIT_MS at most, and half the time left: a failed or late proof is no verdict, and the
+      // probe below finds out why with the other half (a refusal, "not yet", or a handshake never completed).
       const proved = await withDeadline(
-        {parents: [opts.signal], timeoutMs: Math.min(PROOF_WAIT_MS, opts.deadline - clock.now()), clock},
+        {parents: [opts.signal], timeoutMs: Math.min(PROOF_WAIT_MS, (opts.deadline - clock.now()) / 2), clock},
         () => early
       ).catch(() => false);
       throwIfAborted(opts.signal);

@@ -630,7 +630,7 @@ const BASELINE: Scenario[] = [
       also: ({action, job}) => {
         // One node: its CA, certificate and key, left by main while configure's builder lives on; build-push
         // and bake tear theirs down in main, and its key goes with it.
-        expect(job.certs.files).toBe(action === 'configure' ? 3 : 0);
+        expect(job.certs.files).toBe(action.name === 'configure' ? 3 : 0);
         expect(job.main?.masks).toContain(API_KEY);
       }
     }

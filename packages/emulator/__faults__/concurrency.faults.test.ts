@@ -70,7 +70,8 @@ describe(`${RUNS} parallel runs on one profile`, () => {
       const entry = emu.ledger().find(e => e.builderId === id);
       expect(entry?.reason).toBe('teardown');
     }
-    expect(job.buildersLeft).toEqual([]);
+    // The whole log in the failure message, as above.
+    if (job.buildersLeft.length > 0) throw new Error(`buildx builders left: ${job.buildersLeft}\n${describeJob(job)}`);
     expect(job.certs.leftAfterPost).toBe(false);
     expect(job.leaks).toEqual([]);
     expect(job.posts[0]?.exitCode).toBe(0);

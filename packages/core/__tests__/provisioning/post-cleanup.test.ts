@@ -113,7 +113,7 @@ describe('postCleanup', () => {
     });
     // No `buildx inspect` first: it stalls 20 s on an endpoint that accepts TCP but never answers.
     expect(h.exec.argvs).toEqual([['buildx', 'rm', 'rb']]);
-    expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([1500]);
+    expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([5000]);
     expect(await exists(state.certDir)).toBe(false);
     expect(h.apiUrls).toEqual(['https://api.example.com']);
     expect(h.api.tornDown).toEqual(['b1', 'b2']);

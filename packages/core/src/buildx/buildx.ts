@@ -46,6 +46,14 @@ export interface BuildxOpts {
  * the plugin itself when docker would run that plugin (findBuildxPlugin): one process where `docker buildx`
  * takes three (docker, the plugin's metadata, the plugin), ~30–90 ms less on a runner for each command.
  */
+/**
+ * How long `buildx rm` may take, in main's release and in post alike: a builder's files go in ~0.1 s, and an
+ * rm that stalls on a node that no longer answers (buildx < 0.36 loads its nodes) is cut there and the builder
+ * forgotten (Buildx.forget). 5 s leaves a loaded runner's rm its time (post's old 1.5 s cut 16 parallel jobs'
+ * rm on 2 cores) and costs a stalled one little; the cancel path has its own, shorter budget.
+ */
+export const BUILDX_RM_TIMEOUT_MS = 5000;
+
 export class Buildx {
   private readonly exec: Exec;
   private readonly logger: Logger;

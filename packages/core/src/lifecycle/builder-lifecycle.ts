@@ -2,7 +2,7 @@ import {ApiError, errorMessage, InputError} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
-import {Buildx, BuildxError} from '../buildx/buildx.js';
+import {BUILDX_RM_TIMEOUT_MS, Buildx, BuildxError} from '../buildx/buildx.js';
 import {unionPlatforms} from '../buildx/platforms.js';
 import {createCertDir, removeBuilderCerts, removeCertDir} from '../certs/cert-store.js';
 import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
@@ -220,7 +220,7 @@ export class BuilderLifecycle {
     const removeBuildx = async (): Promise<void> => {
       if (!state.buildxCreated) return;
       try {
-        await this.buildx.rm(state.builderName, {timeoutMs: opts.rmTimeoutMs ?? 10000});
+        await this.buildx.rm(state.builderName, {timeoutMs: opts.rmTimeoutMs ?? BUILDX_RM_TIMEOUT_MS});
         state.buildxCreated = false;
         this.save();
       } catch (e) {

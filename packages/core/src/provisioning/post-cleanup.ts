@@ -1,7 +1,7 @@
 import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
-import {Buildx, BuildxError} from '../buildx/buildx.js';
+import {BUILDX_RM_TIMEOUT_MS, Buildx, BuildxError} from '../buildx/buildx.js';
 import type {ActionIO} from './action-io.js';
 import {BuildersClient} from '../api/builders-client.js';
 import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
@@ -62,7 +62,7 @@ async function removeBuildx(opts: PostCleanupOpts, name: string, created: boolea
   if (!created) return;
   const {logger} = opts;
   try {
-    const res = await opts.buildx.rm(name, {timeoutMs: opts.rmTimeoutMs ?? 1500});
+    const res = await opts.buildx.rm(name, {timeoutMs: opts.rmTimeoutMs ?? BUILDX_RM_TIMEOUT_MS});
     logger.info(res === 'removed' ? `Removed buildx builder "${name}"` : `buildx builder "${name}" is already gone`);
   } catch (e) {
     if (e instanceof BuildxError && e.timedOut && opts.buildx.forget(name)) {

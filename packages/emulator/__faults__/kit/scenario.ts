@@ -107,7 +107,7 @@ export async function runScenario(s: Scenario, action: ActionUnderTest): Promise
     }
 
     // No buildx builder (remote nodes or a local fallback) is left behind on the runner.
-    if (job.posts.length > 0) expect(job.buildersLeft).toEqual([]);
+    if (job.posts.length > 0) expect({buildersLeft: job.buildersLeft, log: all}).toMatchObject({buildersLeft: []});
 
     // Secret hygiene and the private certificate folder.
     expect(job.leaks).toEqual([]);

@@ -10,15 +10,17 @@ import {actionsLogger} from '../../src/adapters/actions.js';
 import {
   annotateBuildChecks,
   buildChecksAnnotationsEnabled,
-  findDockerfiles,
-  fixLocalState,
   metadataBuildRefs,
   metadataWarnings,
   warningsToAnnotations,
-  type BuildxLocalState,
-  type CheckedDockerfile,
   type VertexWarning
 } from '../../src/docker/build-checks.js';
+import {
+  findDockerfiles,
+  fixLocalState,
+  type BuildxLocalState,
+  type CheckedDockerfile
+} from '../../src/docker/dockerfile-lookup.js';
 import type {BuildMetadata} from '../../src/docker/build-result.js';
 import type {AnnotationProperties, Logger} from '../../src/logger.js';
 

@@ -5,12 +5,10 @@
 // The Dockerfile of each build is found as docker finds it: through the local state buildx keeps for every
 // build ref in <buildx config dir>/refs/<builder>/<node>/<id>. The buildx client writes it on the runner
 // whatever the driver (build/localstate.go), so a remote builder has it too; `buildx history` is not needed.
-import {existsSync, readFileSync} from 'node:fs';
-import {join, relative, resolve, sep} from 'node:path';
-import type {Buildx} from '../buildx/buildx.js';
+import {join} from 'node:path';
 import type {AnnotationProperties, Logger} from '../logger.js';
-import type {ActionIO} from '../provisioning/action-io.js';
 import type {BuildMetadata} from './build-result.js';
+import {CONVERT, findDockerfiles, type CheckedDockerfile} from './dockerfile-lookup.js';
 import {GitHubContext} from './github-context.js';
 import {parseDockerBool} from './input-list.js';
 
@@ -30,22 +28,6 @@ export interface VertexWarning {
   range?: {start?: {line?: number; character?: number}; end?: {line?: number; character?: number}}[];
 }
 
-/** buildx's local state of one build ref (localstate.State). */
-export interface BuildxLocalState {
-  Target?: string;
-  LocalPath: string;
-  DockerfilePath: string;
-  GroupRef?: string;
-}
-
-/** A Dockerfile warnings can point at: its path in the workspace, and its content (base64) unless remote. */
-export interface CheckedDockerfile {
-  path: string;
-  content?: string;
-  /** From a Git context of this repository: its content is not read, every warning matches it. */
-  remote?: boolean;
-}
-
 /** One annotation, in docker's shape and key order ({title, message, file, startLine}). */
 export interface BuildCheckAnnotation {
   title: string;
@@ -59,7 +41,7 @@ export interface BuildCheckAnnotation {
  * parseBool. docker fails the step on a value that is not a boolean (after the build); we warn and keep them
  * on, as DOCKER_BUILD_SUMMARY does here.
  */
-export function buildChecksAnnotationsEnabled(io: Pick<ActionIO, 'env' | 'logger'>): boolean {
+export function buildChecksAnnotationsEnabled(io: StepIO): boolean {
   const value = io.env[BUILD_CHECKS_ANNOTATIONS_ENV];
   if (!value) return true;
   try {
@@ -96,142 +78,6 @@ export function metadataBuildRefs(metadata: BuildMetadata | undefined, action: '
   return refs.filter((r): r is string => r !== undefined);
 }
 
-/** Buildx.localState: reads `<refsDir>/<builder>/<node>/<id>`; throws when the ref is malformed or the file missing. */
-export function readLocalState(ref: string, refsDir: string): BuildxLocalState {
-  const [builder, node, id] = ref.split('/');
-  if (!builder || !node || !id) throw new Error(`Invalid build reference: ${ref}`);
-  const file = join(refsDir, builder, node, id);
-  if (!existsSync(file)) throw new Error(`Local state not found in ${file}`);
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<BuildxLocalState>;
-  if (typeof parsed.LocalPath !== 'string' || typeof parsed.DockerfilePath !== 'string') {
-    throw new Error(`Local state in ${file} has no LocalPath or DockerfilePath`);
-  }
-  return fixLocalState(parsed as BuildxLocalState);
-}
-
-/**
- * docker/buildx#2560: older buildx made a remote context absolute (`/work/https:/github.com/…`). The URL is
- * cut out of LocalPath (its prefix removed from DockerfilePath too), and a `…/-` path means stdin.
- */
-export function fixLocalState(ls: BuildxLocalState): BuildxLocalState {
-  const fixed = {...ls};
-  const m = /(.*)(https?:\/{1,2}\S+|ssh:\/{1,2}\S+|git:\/{1,2}\S+)/i.exec(fixed.LocalPath);
-  if (m && m[1] !== undefined && m[2] !== undefined) {
-    const prefix = m[1];
-    let url = m[2];
-    // `https:/host` (a slash lost by path cleaning) gets its second slash back.
-    for (const scheme of ['https', 'http', 'ssh', 'git']) {
-      if (url.startsWith(`${scheme}:/`) && !url.startsWith(`${scheme}://`))
-        url = url.replace(`${scheme}:/`, `${scheme}://`);
-    }
-    fixed.LocalPath = url;
-    if (fixed.DockerfilePath.indexOf(prefix) === 0) fixed.DockerfilePath = fixed.DockerfilePath.slice(prefix.length);
-  }
-  if (fixed.LocalPath.endsWith('/-')) fixed.LocalPath = '-';
-  if (fixed.DockerfilePath.endsWith('/-')) fixed.DockerfilePath = '-';
-  return fixed;
-}
-
-/** Git.parseURL of the toolkit: host (with port) and path of an http(s), ssh or git URL; undefined otherwise. */
-export function parseGitUrl(s: string): {host: string; path: string} | undefined {
-  const m = /^[a-zA-Z0-9]+:\/\//.exec(s);
-  if (!m) return undefined;
-  const scheme = m[0].slice(0, -3).toLowerCase();
-  if (!['http', 'https', 'ssh', 'git'].includes(scheme)) return undefined;
-  try {
-    const url = new URL(s);
-    return {host: `${url.hostname}${url.port ? `:${url.port}` : ''}`, path: url.pathname};
-  } catch {
-    return undefined;
-  }
-}
-
-export interface FindDockerfilesOpts {
-  logger: Logger;
-  /** buildx's refs folder (`<buildx config dir>/refs`). */
-  refsDir: string;
-  /** GITHUB_WORKSPACE, else the process's cwd. */
-  workspace: string;
-  /** `owner/repo` of this run; a Git context of another repository is not annotated. */
-  repository?: string;
-  /** Where relative paths are resolved (the action's process cwd, as docker's fs calls do). */
-  cwd: string;
-}
-
-const P = 'Buildx.convertWarningsToGitHubAnnotations';
-
-/**
- * The Dockerfiles of the build refs, in ref order, as docker picks them: none for stdin; a Git context only
- * on github.com or *.ghe.com and only for this repository (remote: matched without reading it); a local one
- * only if it exists and lies inside the workspace, with its content. Each refusal is a debug line.
- */
-export function findDockerfiles(refs: string[], opts: FindDockerfilesOpts): CheckedDockerfile[] {
-  const {logger} = opts;
-  const found: CheckedDockerfile[] = [];
-  for (const ref of refs) {
-    let ls: BuildxLocalState;
-    try {
-      ls = readLocalState(ref, opts.refsDir);
-    } catch (e) {
-      logger.debug(`${P}(${ref}): local state not found: ${(e as Error).message}`);
-      continue;
-    }
-    if (ls.DockerfilePath === '-') {
-      logger.debug(`${P}(${ref}): skipping stdin Dockerfile`);
-      continue;
-    }
-    const dockerfilePath = ls.DockerfilePath === '' ? 'Dockerfile' : ls.DockerfilePath;
-
-    const git = parseGitUrl(ls.LocalPath);
-    if (git) {
-      logger.debug(`${P}(${ref}): git context detected: ${ls.LocalPath}`);
-      const host = git.host.replace(/:.*/, '');
-      if (host !== 'github.com' && !host.endsWith('.ghe.com')) {
-        logger.debug(`${P}(${ref}): not a GitHub repo: ${host}`);
-        continue;
-      }
-      const repo = git.path.replace(/^\//, '').replace(/\.git$/, '');
-      // docker throws without GITHUB_REPOSITORY (and no event payload); we annotate nothing for it instead.
-      if (repo !== opts.repository) {
-        logger.debug(`${P}(${ref}): not same GitHub repo: ${repo} != ${opts.repository ?? ''}`);
-        continue;
-      }
-      // A Git context's Dockerfile path is relative to the repository.
-      found.push({path: dockerfilePath, remote: true});
-      continue;
-    }
-
-    const absolute = resolve(opts.cwd, dockerfilePath);
-    if (!existsSync(absolute)) {
-      logger.debug(`${P}: Dockerfile not found from localstate ref ${ref}: ${dockerfilePath}`);
-      continue;
-    }
-    if (!isPathInside(opts.workspace, absolute)) {
-      logger.debug(`${P}: skipping Dockerfile outside of workspace: ${dockerfilePath}`);
-      continue;
-    }
-    let text: string;
-    try {
-      text = readFileSync(absolute, 'utf8');
-    } catch (e) {
-      // docker's readFileSync throws here and fails the step after a successful build; buildx has just read
-      // the same file, so this is a race or a permission change. We skip the file instead of failing (which
-      // would retry the build elsewhere).
-      logger.debug(`${P}: cannot read Dockerfile ${dockerfilePath}: ${(e as Error).message}`);
-      continue;
-    }
-    // Read as UTF-8 and encoded again, as docker compares it with the warning's sourceInfo.data.
-    found.push({path: relative(opts.workspace, absolute), content: Buffer.from(text, 'utf8').toString('base64')});
-  }
-  return found;
-}
-
-/** Util.isPathRelativeTo: `child` is strictly under `parent`. */
-function isPathInside(parent: string, child: string): boolean {
-  const p = resolve(parent);
-  return resolve(child).startsWith(p.endsWith(sep) ? p : `${p}${sep}`);
-}
-
 /**
  * The annotations of the warnings, one at most per warning, in the warnings' order (no deduplication): a
  * warning needs `short`, `detail` and sourceInfo's filename and data; it goes to the first Dockerfile that is
@@ -248,13 +94,13 @@ export function warningsToAnnotations(
   const annotations: BuildCheckAnnotation[] = [];
   for (const warning of warnings) {
     if (!warning.detail || !warning.short) {
-      logger.debug(`${P}: skipping warning without detail or short`);
+      logger.debug(`${CONVERT}: skipping warning without detail or short`);
       continue;
     }
     const filename = warning.sourceInfo?.filename;
     const data = warning.sourceInfo?.data;
     if (!filename || !data) {
-      logger.debug(`${P}: skipping warning without source info filename or data`);
+      logger.debug(`${CONVERT}: skipping warning without source info filename or data`);
       continue;
     }
     let title: string;
@@ -265,7 +111,7 @@ export function warningsToAnnotations(
       message = atob(String(warning.short)).replace(/\s\(line \d+\)$/, '');
     } catch (e) {
       // docker's atob throws on invalid base64 and fails the step; buildx never writes that.
-      logger.debug(`${P}: skipping warning that is not base64: ${(e as Error).message}`);
+      logger.debug(`${CONVERT}: skipping warning that is not base64: ${(e as Error).message}`);
       continue;
     }
     if (warning.url) message += `\nMore info: ${warning.url}`;
@@ -274,7 +120,7 @@ export function warningsToAnnotations(
 
     const dockerfile = dockerfiles.find(d => d.remote || (d.path.endsWith(filename) && d.content === data));
     if (!dockerfile) {
-      logger.debug(`${P}: skipping warning without matching Dockerfile ${filename}: ${title}`);
+      logger.debug(`${CONVERT}: skipping warning without matching Dockerfile ${filename}: ${title}`);
       continue;
     }
     annotations.push({title, message, file: dockerfile.path, startLine});
@@ -282,10 +128,16 @@ export function warningsToAnnotations(
   return annotations;
 }
 
+/** What the checks read of the step: its environment and its logger (ActionIO has both). */
+export interface StepIO {
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+}
+
 export interface AnnotateBuildChecksOpts {
-  io: Pick<ActionIO, 'logger' | 'env'>;
-  /** The step's buildx: its config folder holds the refs' local state. */
-  buildx: Pick<Buildx, 'configDir'>;
+  io: StepIO;
+  /** The step's buildx (Buildx): its config folder holds the refs' local state. */
+  buildx: {configDir(): string};
   action: 'build-push' | 'bake';
   /** The metadata file of the build (bake: keyed by target, warnings at the top). */
   metadata: BuildMetadata | undefined;
@@ -314,11 +166,11 @@ export async function annotateBuildChecks(opts: AnnotateBuildChecksOpts): Promis
     cwd
   });
   if (dockerfiles.length === 0) {
-    logger.debug(`${P}: no Dockerfiles found`);
+    logger.debug(`${CONVERT}: no Dockerfiles found`);
     logger.debug('annotations: undefined');
     return [];
   }
-  logger.debug(`${P}: found ${dockerfiles.length} Dockerfiles: ${JSON.stringify(dockerfiles, null, 2)}`);
+  logger.debug(`${CONVERT}: found ${dockerfiles.length} Dockerfiles: ${JSON.stringify(dockerfiles, null, 2)}`);
   const annotations = warningsToAnnotations(warnings, dockerfiles, logger);
   logger.debug(`annotations: ${JSON.stringify(annotations, null, 2)}`);
   if (annotations.length > 0) {

@@ -2,7 +2,7 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {appendNodesToStore, storePlatform, type StoreNode} from '../../src/buildx/buildx-store.js';
+import {appendNodesToStore, type StoreNode} from '../../src/buildx/buildx-store.js';
 
 // Records as buildx 0.13-0.36 write them for our argv (json.Marshal of store.NodeGroup; the two-node ones
 // captured from a real buildx 0.29.1 `create` then `create --append`), written out by hand.
@@ -141,31 +141,5 @@ describe('appendNodesToStore', () => {
     const res = appendNodesToStore({configDir, builder: 'rb', existing: [N1], nodes: [N2]});
     expect(res).toEqual({appended: false, why: expect.stringMatching(/buildkitd\.default\.toml exists/)});
     expect(readFileSync(recordPath(), 'utf8')).toBe(ONE);
-  });
-});
-
-describe('storePlatform', () => {
-  // prettier-ignore
-  test.each<[number, string, object | undefined]>([
-    [1, 'linux/amd64', {architecture: 'amd64', os: 'linux'}],
-    [2, 'linux/arm64', {architecture: 'arm64', os: 'linux'}],
-    [3, 'linux/arm/v7', {architecture: 'arm', os: 'linux', variant: 'v7'}],
-    [4, 'linux/arm/v6', {architecture: 'arm', os: 'linux', variant: 'v6'}],
-    [5, 'linux/amd64/v3', {architecture: 'amd64', os: 'linux', variant: 'v3'}],
-    [6, 'linux/riscv64', {architecture: 'riscv64', os: 'linux'}],
-    [7, 'darwin/arm64', {architecture: 'arm64', os: 'darwin'}]
-  ])('[%d] %s', (_n, spec, expected) => {
-    expect(storePlatform(spec)).toEqual(expected);
-  });
-
-  // Forms buildx stores otherwise (Parse + Normalize: arm → arm/v7, arm64/v8 → arm64, amd64/v1 → amd64, aliases,
-  // upper case, macos → darwin), differently across versions or hosts (windows), or not os/arch[/variant].
-  // prettier-ignore
-  const refused = [
-    'linux/arm', 'linux/arm64/v8', 'linux/amd64/v1', 'linux/x86_64', 'linux/aarch64', 'Linux/amd64', 'macos/arm64',
-    'windows/amd64', 'amd64', 'linux/amd64/v2/x', 'linux(5.1)/amd64', 'linux/arm64/v9', 'linux/riscv64/rva23u64'
-  ];
-  test.each(refused)('refuses %s', spec => {
-    expect(storePlatform(spec)).toBeUndefined();
   });
 });

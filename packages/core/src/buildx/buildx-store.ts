@@ -14,6 +14,7 @@ import {
 import {isAbsolute, join} from 'node:path';
 import {errorMessage} from '../errors.js';
 import type {NodeCertPaths} from './buildx-args.js';
+import {formatPlatform, storePlatform, type StorePlatform} from './store-platform.js';
 
 // buildx's store, as buildx v0.13.1 to v0.36.1 keep it (store/store.go, store/nodegroup.go, builder.Create,
 // checked against a real `buildx create` of 0.29.1): the builder's record is `<configDir>/instances/<lower-cased
@@ -47,12 +48,6 @@ export interface AppendNodesToStoreOpts {
 
 /** store.ValidateName: a builder or node name; buildx stores it lower-cased. */
 const NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
-
-interface StorePlatform {
-  architecture: string;
-  os: string;
-  variant?: string;
-}
 
 interface StoreRecordNode {
   Name: string;
@@ -129,39 +124,6 @@ function refused(why: string): StoreAppend {
   return {appended: false, why};
 }
 
-const PLAIN_ARCHITECTURES = new Set([
-  '386',
-  'amd64',
-  'arm64',
-  'loong64',
-  'mips',
-  'mips64',
-  'mips64le',
-  'mipsle',
-  'ppc64',
-  'ppc64le',
-  'riscv64',
-  's390x',
-  'wasm'
-]);
-const VARIANTS: Record<string, string[]> = {amd64: ['v2', 'v3', 'v4'], arm: ['v5', 'v6', 'v7', 'v8']};
-
-/**
- * A `--platform` entry as buildx stores it (platformutil.Parse: containerd's Parse, then Normalize), only for
- * the forms both leave as they are in every buildx from 0.13 on: `os/arch` or `os/arch/variant`, lower case,
- * a canonical architecture (not an alias such as x86_64 or aarch64), and no variant that normalisation
- * drops or adds (amd64/v1, arm64/v8, a bare arm that becomes arm/v7). Windows (whose OS version buildx 0.13
- * takes from the host) and macos (stored as darwin) are refused too. Undefined when refused.
- */
-export function storePlatform(spec: string): StorePlatform | undefined {
-  const parts = spec.split('/');
-  const [os = '', architecture = '', variant] = parts;
-  if (parts.length < 2 || parts.length > 3 || !/^[a-z][a-z0-9]*$/.test(os)) return undefined;
-  if (os === 'windows' || os === 'macos') return undefined;
-  if (variant === undefined) return PLAIN_ARCHITECTURES.has(architecture) ? {architecture, os} : undefined;
-  return VARIANTS[architecture]?.includes(variant) ? {architecture, os, variant} : undefined;
-}
-
 /** The record our create and appends of `nodes`, in order, left. Throws (why) for a node we cannot say. */
 function recordFor(builder: string, nodes: StoreNode[]): StoreRecord {
   if (nodes.length === 0) throw new Error('no node was created yet');
@@ -220,10 +182,6 @@ function joinNode(nodes: StoreRecordNode[], added: StoreRecordNode): StoreRecord
 function plain(s: string): boolean {
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   return ![...s].some(c => c < ' ') && !lone.test(s);
-}
-
-function formatPlatform(p: StorePlatform): string {
-  return [p.os, p.architecture, p.variant].filter(Boolean).join('/');
 }
 
 const NODE_KEYS = ['Name', 'Endpoint', 'Platforms', 'DriverOpts', 'Flags', 'Files'];

@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto';
+import {ENDPOINT_FRONTS} from './builder-endpoint.js';
 import {CI_ROUTE_NAMES} from './ci-route-names.js';
 
 /** API routes a fault can target; 'any' matches every /api/v1 request, unknown routes included. */
@@ -19,17 +20,7 @@ export type FaultRoute = (typeof FAULT_ROUTES)[number];
  * (builder-endpoint.ts): keep-open, close-after-handshake, reset-after-handshake, close-idle,
  * refuse-client-cert, drop-client-cert, no-http2, never-answer.
  */
-export const BUILDER_FRONTS = [
-  'keep-open',
-  'close-after-handshake',
-  'reset-after-handshake',
-  'close-idle',
-  'refuse-client-cert',
-  'drop-client-cert',
-  'no-http2',
-  'wrong-server-cert',
-  'never-answer'
-] as const;
+export const BUILDER_FRONTS = [...ENDPOINT_FRONTS, 'wrong-server-cert'] as const;
 export type BuilderFront = (typeof BUILDER_FRONTS)[number];
 
 /** True for a behaviour that is a TLS front. */

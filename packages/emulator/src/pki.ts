@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import {randomBytes, webcrypto} from 'node:crypto';
-import {isIPv4} from 'node:net';
+import {isIP, isIPv4} from 'node:net';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -39,7 +39,7 @@ export interface PkiOpts {
 
 export interface BuilderPkiOpts extends PkiOpts {
   /**
-   * The names the server certificate is valid for (subjectAltName; IPv4 addresses as IP entries, others as
+   * The names the server certificate is valid for (subjectAltName; IP addresses as IP entries, others as
    * DNS names); default DEFAULT_SERVER_NAMES.
    */
   serverNames?: string[];
@@ -100,7 +100,8 @@ export async function generateBuilderPki(opts: BuilderPkiOpts): Promise<BuilderP
   };
 }
 
-async function issueLeaf(
+/** A server or client certificate signed by `ca`, with a fresh key; a server's names go into its subjectAltName. */
+export async function issueLeaf(
   ca: CertificateAuthority,
   opts: PkiOpts,
   kind: 'server' | 'client',
@@ -121,7 +122,7 @@ async function issueLeaf(
   if (kind === 'server') {
     extensions.push(
       new x509.SubjectAlternativeNameExtension(
-        names.map(value => ({type: isIPv4(value) ? ('ip' as const) : ('dns' as const), value}))
+        names.map(value => ({type: isIP(value) ? ('ip' as const) : ('dns' as const), value}))
       )
     );
   }

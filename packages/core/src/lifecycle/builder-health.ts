@@ -1,6 +1,6 @@
 import type {BuilderDetails, BuilderMetadata} from '../api/types.js';
-import {abortReason, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import {abortReason, systemClock, type Clock} from '../clock.js';
+import {DeadlineError} from '../deadline.js';
 import {ApiError, errorMessage} from '../errors.js';
 import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
 import type {BuilderApi} from '../api/builder-api.js';
@@ -51,18 +51,16 @@ export function goneAnswerOf(e: unknown): string | undefined {
  */
 export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHealthOpts): Promise<BuilderHealth> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
-  throwIfAborted(opts.signal);
+  opts.signal?.throwIfAborted();
   let details: BuilderDetails;
-  const limit = linkedSignal({
+  const limit = (opts.clock ?? systemClock).deadline(timeoutMs, {
     parents: [opts.signal],
-    timeoutMs,
-    clock: opts.clock,
-    onTimeout: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
+    reason: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
   });
   try {
     details = await opts.api.getBuilderDetails(builder.id, {signal: limit.signal, retry: false});
   } catch (e) {
-    throwIfAborted(opts.signal);
+    opts.signal?.throwIfAborted();
     const gone = goneAnswerOf(e);
     if (gone) return notReady(gone);
     if (limit.signal.aborted) return notReady(errorMessage(abortReason(limit.signal)));
@@ -77,7 +75,7 @@ export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHea
   try {
     await opts.probe({hostname, port, pems: builder.pems, timeoutMs, signal: opts.signal});
   } catch (e) {
-    throwIfAborted(opts.signal);
+    opts.signal?.throwIfAborted();
     return notReady(`the TLS check of ${hostname}:${port} failed: ${errorMessage(e)}`);
   }
   return {ready: true};
@@ -114,8 +112,4 @@ function examine(builder: ReadyBuilder, details: BuilderDetails): string | undef
 
 function notReady(why: string): BuilderHealth {
   return {ready: false, why};
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
 }

@@ -1,8 +1,8 @@
 import {ApiError, errorMessage} from '../errors.js';
 import {DEFAULT_DETAILS_404_GRACE_MS} from '../inputs.js';
 import type {BuilderDetails} from '../api/types.js';
-import {abortReason, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal, withDeadline} from '../deadline.js';
+import type {Clock} from '../clock.js';
+import {DeadlineError} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import type {BuilderPems} from '../certs/cert-store.js';
 import {platformsFromArch} from '../buildx/platforms.js';
@@ -191,7 +191,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
   let proof: Promise<boolean> | undefined;
 
   for (;;) {
-    throwIfAborted(opts.signal);
+    opts.signal?.throwIfAborted();
     const started = clock.now();
     const remaining = opts.deadline - started;
     if (remaining <= 0) {
@@ -208,11 +208,9 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
     let wait = period;
     if (!complete) {
       // Each request ends at the deadline (a hanging request must not carry us past it), with a reason that says so.
-      const limit = linkedSignal({
+      const limit = clock.deadline(remaining, {
         parents: [opts.signal],
-        timeoutMs: remaining,
-        clock,
-        onTimeout: () => new DeadlineError(`the details request got no answer before the readiness deadline`)
+        reason: () => new DeadlineError(`the details request got no answer before the readiness deadline`)
       });
       try {
         requests++;
@@ -241,7 +239,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         }
       } catch (e) {
         if (e instanceof BuilderFailedError) throw e;
-        throwIfAborted(opts.signal);
+        opts.signal?.throwIfAborted();
         if (e instanceof ApiError && e.status !== undefined && FATAL_STATUSES.has(e.status)) throw e;
         // Any HTTP answer, an error status too, is what the service said: a deadline that cuts a later request
         // in flight does not replace it.
@@ -279,11 +277,11 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
       proof = undefined;
       // Awaited for PROOF_WAIT_MS at most, and half the time left: a failed or late proof is no verdict, and the
       // probe below finds out why with the other half (a refusal, "not yet", or a handshake never completed).
-      const proved = await withDeadline(
-        {parents: [opts.signal], timeoutMs: Math.min(PROOF_WAIT_MS, (opts.deadline - clock.now()) / 2), clock},
-        () => early
-      ).catch(() => false);
-      throwIfAborted(opts.signal);
+      const proved = await clock
+        .deadline(Math.min(PROOF_WAIT_MS, (opts.deadline - clock.now()) / 2), {parents: [opts.signal]})
+        .run(() => early)
+        .catch(() => false);
+      opts.signal?.throwIfAborted();
       if (proved) {
         observe({kind: 'ready'}, `${describeStage({kind: 'ready'})} (its BuildKit answered over mutual TLS)`);
         return complete;
@@ -308,7 +306,7 @@ export async function waitForBuilderReady(builderId: string, opts: ReadinessOpts
         observe({kind: 'ready'}, describeStage({kind: 'ready'}));
         return ready;
       } catch (e) {
-        throwIfAborted(opts.signal);
+        opts.signal?.throwIfAborted();
         // A probe the deadline cut short only says that time ran out: an earlier probe's reason stays the reason.
         const cutShort =
           probeMs < PROBE_TIMEOUT_MS &&
@@ -396,8 +394,4 @@ function errorKind(e: unknown): string {
   if (e instanceof ApiError) return e.status !== undefined ? `HTTP ${e.status}` : (e.code ?? 'network error');
   if (e instanceof DeadlineError) return 'no answer';
   return e instanceof Error ? e.name : 'error';
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
 }

@@ -3,7 +3,8 @@ import {readFileSync, realpathSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {KILL_GRACE_MS, lastLine, NodeExec, PIPE_DRAIN_MS, type ExecResult, type ExecTimers} from '../src/exec.js';
+import {systemClock, timerDeadline, type Clock, type Deadline, type DeadlineOpts} from '../src/clock.js';
+import {KILL_GRACE_MS, lastLine, NodeExec, PIPE_DRAIN_MS, type ExecResult} from '../src/exec.js';
 import {killsWithoutPid} from './fakes/kills-without-pid.js';
 import {RecordingLogger} from './fakes/recording-logger.js';
 
@@ -14,50 +15,62 @@ const TREE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/tree.s
 /** node --import tsx exit-mid-command.ts: exits while NodeExec runs `tree.sh hang`, after printing the grandchild's pid. */
 const EXIT_MID_COMMAND = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/exit-mid-command.ts');
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** Injected kill grace, pipe drain and time limit, held by HeldTimers until the test fires them (unique values). */
+/** Injected kill grace, pipe drain and time limit, held by HeldClock until the test fires them (unique values). */
 const GRACE_MS = 987_654;
 const DRAIN_MS = 876_543;
 const LIMIT_MS = 765_432;
 
 /**
- * Real timers, except those of `held` durations: those wait until the test fires them, so a test decides
- * when the kill grace or the pipe drain ends instead of sleeping through it.
+ * The system clock, except deadlines of `held` durations: those wait until the test fires them, so a test
+ * decides when the kill grace or the pipe drain ends instead of sleeping through it.
  */
-class HeldTimers implements ExecTimers {
-  readonly #held = new Map<number, {ms: number; fn: () => void}>();
+class HeldClock implements Clock {
+  readonly #held = new Set<{ms: number; fire: () => void}>();
   readonly #waiters: {ms: number; resolve: () => void}[] = [];
-  #next = -1;
   constructor(private readonly held: number[]) {}
 
-  setTimeout(fn: () => void, ms: number): unknown {
-    if (!this.held.includes(ms)) return setTimeout(fn, ms);
-    const id = this.#next--;
-    this.#held.set(id, {ms, fn});
-    for (const w of this.#waiters.filter(w => w.ms === ms)) w.resolve();
-    return id;
+  now(): number {
+    return systemClock.now();
   }
 
-  clearTimeout(handle: unknown): void {
-    if (typeof handle === 'number' && handle < 0) this.#held.delete(handle);
-    else clearTimeout(handle as NodeJS.Timeout);
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
+  }
+
+  deadline(ms: number | undefined, opts?: DeadlineOpts): Deadline {
+    if (ms === undefined || !this.held.includes(ms)) return systemClock.deadline(ms, opts);
+    return timerDeadline(
+      (m, signal) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = {ms: m, fire: resolve};
+          this.#held.add(timer);
+          signal.addEventListener('abort', () => {
+            this.#held.delete(timer);
+            reject(new Error('released'));
+          });
+          for (const w of this.#waiters.filter(w => w.ms === m)) w.resolve();
+        }),
+      ms,
+      opts
+    );
   }
 
   /** Resolves once a timer of `ms` is pending. */
   scheduled(ms: number): Promise<void> {
-    if ([...this.#held.values()].some(t => t.ms === ms)) return Promise.resolve();
+    if ([...this.#held].some(t => t.ms === ms)) return Promise.resolve();
     return new Promise(resolve => this.#waiters.push({ms, resolve}));
   }
 
   pending(ms: number): number {
-    return [...this.#held.values()].filter(t => t.ms === ms).length;
+    return [...this.#held].filter(t => t.ms === ms).length;
   }
 
   /** Ends the pending timers of `ms` now. */
   fire(ms: number): void {
-    for (const [id, t] of [...this.#held]) {
+    for (const t of [...this.#held]) {
       if (t.ms !== ms) continue;
-      this.#held.delete(id);
-      t.fn();
+      this.#held.delete(t);
+      t.fire();
     }
   }
 }
@@ -140,17 +153,17 @@ describe('NodeExec', () => {
     let armed!: () => void;
     const running = new Promise<void>(resolve => (armed = resolve));
     const logger = lineLogger(line => line === 'armed' && armed());
-    const timers = new HeldTimers([LIMIT_MS]);
+    const clock = new HeldClock([LIMIT_MS]);
     const {run, settled} = tracked(
-      new NodeExec({logger, timers}).run(node, js('console.log("armed"); setInterval(() => {}, 1000);'), {
+      new NodeExec({logger, clock}).run(node, js('console.log("armed"); setInterval(() => {}, 1000);'), {
         timeoutMs: LIMIT_MS
       })
     );
     // The command runs and its time limit is pending: the run cannot settle before the limit ends.
-    await Promise.all([running, timers.scheduled(LIMIT_MS)]);
+    await Promise.all([running, clock.scheduled(LIMIT_MS)]);
     await turn();
     expect(settled()).toBe(false);
-    timers.fire(LIMIT_MS);
+    clock.fire(LIMIT_MS);
     expect(await run).toEqual({exitCode: 143, stdout: 'armed\n', stderr: '', killed: 'timeout'});
   });
 
@@ -163,33 +176,33 @@ describe('NodeExec', () => {
       if (line === 'armed') controller.abort();
       if (line === 'term') termSeen();
     });
-    const timers = new HeldTimers([GRACE_MS]);
+    const clock = new HeldClock([GRACE_MS]);
     const {run, settled} = tracked(
-      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run(
+      new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run(
         node,
         js('process.on("SIGTERM", () => console.log("term")); console.log("armed"); setInterval(() => {}, 1000);'),
         {signal: controller.signal}
       )
     );
     // The SIGTERM arrived and was ignored, and the grace is running: nothing is settled until it ends.
-    await Promise.all([term, timers.scheduled(GRACE_MS)]);
+    await Promise.all([term, clock.scheduled(GRACE_MS)]);
     await turn();
     expect(settled()).toBe(false);
-    timers.fire(GRACE_MS);
+    clock.fire(GRACE_MS);
     expect(await run).toEqual({exitCode: 137, stdout: 'armed\nterm\n', stderr: '', killed: 'aborted'});
   });
 
   test('kills the command (SIGTERM) when the signal aborts; one that stops on it never waits for the kill grace', async () => {
     const controller = new AbortController();
     const logger = lineLogger(line => line === 'armed' && controller.abort(new Error('stop')));
-    const timers = new HeldTimers([GRACE_MS]);
-    const res = await new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run(
+    const clock = new HeldClock([GRACE_MS]);
+    const res = await new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run(
       node,
       js('console.log("armed"); setInterval(() => {}, 1000);'),
       {signal: controller.signal}
     );
     expect(res).toEqual({exitCode: 143, stdout: 'armed\n', stderr: '', killed: 'aborted'});
-    expect(timers.pending(GRACE_MS)).toBe(0);
+    expect(clock.pending(GRACE_MS)).toBe(0);
   });
 
   test('an already aborted signal kills the command at once', async () => {
@@ -200,12 +213,12 @@ describe('NodeExec', () => {
 
   test('a command that finishes in time is not marked killed, its time limit is cleared, and a later abort is harmless', async () => {
     const controller = new AbortController();
-    const timers = new HeldTimers([LIMIT_MS]);
-    const res = await new NodeExec({timers}).run(node, js('process.stdout.write("ok")'), {
+    const clock = new HeldClock([LIMIT_MS]);
+    const res = await new NodeExec({clock}).run(node, js('process.stdout.write("ok")'), {
       timeoutMs: LIMIT_MS,
       signal: controller.signal
     });
-    expect(timers.pending(LIMIT_MS)).toBe(0);
+    expect(clock.pending(LIMIT_MS)).toBe(0);
     controller.abort();
     expect(res).toEqual({exitCode: 0, stdout: 'ok', stderr: ''});
   });
@@ -312,35 +325,35 @@ describe('NodeExec: the process tree', () => {
   test('abort stops the whole tree: a grandchild that ignores SIGTERM and holds the pipes is SIGKILLed', async () => {
     const controller = new AbortController();
     const {logger, pid} = treeLogger(() => controller.abort());
-    const timers = new HeldTimers([GRACE_MS]);
+    const clock = new HeldClock([GRACE_MS]);
     const {run, settled} = tracked(
-      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {signal: controller.signal})
+      new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {signal: controller.signal})
     );
-    await timers.scheduled(GRACE_MS);
+    await clock.scheduled(GRACE_MS);
     await turn();
     // The SIGTERM did not reach the grandchild's sleep: it lives, and the run waits for the grace to end.
     expect(pid()).toBeGreaterThan(0);
     expect(gone(pid())).toBe(false);
     expect(settled()).toBe(false);
-    timers.fire(GRACE_MS);
+    clock.fire(GRACE_MS);
     // The command itself died of the SIGTERM; the grandchild outlived it until the group's SIGKILL.
     expect(await run).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'aborted'});
     await untilGone(pid());
   });
 
   test('the time limit stops the whole tree the same way', async () => {
-    const timers = new HeldTimers([GRACE_MS, LIMIT_MS]);
+    const clock = new HeldClock([GRACE_MS, LIMIT_MS]);
     // The limit ends once the grandchild runs, as the abort above does.
-    const {logger, pid} = treeLogger(() => timers.fire(LIMIT_MS));
+    const {logger, pid} = treeLogger(() => clock.fire(LIMIT_MS));
     const {run, settled} = tracked(
-      new NodeExec({logger, timers, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {timeoutMs: LIMIT_MS})
+      new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run('sh', [TREE, 'hang'], {timeoutMs: LIMIT_MS})
     );
-    await timers.scheduled(GRACE_MS);
+    await clock.scheduled(GRACE_MS);
     await turn();
     expect(pid()).toBeGreaterThan(0);
     expect(gone(pid())).toBe(false);
     expect(settled()).toBe(false);
-    timers.fire(GRACE_MS);
+    clock.fire(GRACE_MS);
     expect(await run).toEqual({exitCode: 143, stdout: `grandchild ${pid()}\n`, stderr: '', killed: 'timeout'});
     await untilGone(pid());
   });
@@ -348,29 +361,29 @@ describe('NodeExec: the process tree', () => {
   test('by default the grace is KILL_GRACE_MS and the drain PIPE_DRAIN_MS', async () => {
     const controller = new AbortController();
     const {logger, pid} = treeLogger(() => controller.abort());
-    const timers = new HeldTimers([KILL_GRACE_MS, PIPE_DRAIN_MS]);
+    const clock = new HeldClock([KILL_GRACE_MS, PIPE_DRAIN_MS]);
     const {run, settled} = tracked(
-      new NodeExec({logger, timers}).run('sh', [TREE, 'hang'], {signal: controller.signal})
+      new NodeExec({logger, clock}).run('sh', [TREE, 'hang'], {signal: controller.signal})
     );
-    await timers.scheduled(KILL_GRACE_MS);
+    await clock.scheduled(KILL_GRACE_MS);
     expect(settled()).toBe(false);
-    timers.fire(KILL_GRACE_MS);
+    clock.fire(KILL_GRACE_MS);
     // SIGKILLed: the group's pipes close at once, or the drain (PIPE_DRAIN_MS) ends the wait.
-    void timers.scheduled(PIPE_DRAIN_MS).then(() => timers.fire(PIPE_DRAIN_MS));
+    void clock.scheduled(PIPE_DRAIN_MS).then(() => clock.fire(PIPE_DRAIN_MS));
     expect((await run).killed).toBe('aborted');
     await untilGone(pid());
   });
 
   test('a command that exits while a grandchild holds the pipes resolves when the pipe drain ends', async () => {
     const {logger, pid} = treeLogger();
-    const timers = new HeldTimers([DRAIN_MS]);
+    const clock = new HeldClock([DRAIN_MS]);
     try {
-      const {run, settled} = tracked(new NodeExec({logger, timers, pipeDrainMs: DRAIN_MS}).run('sh', [TREE, 'exit']));
+      const {run, settled} = tracked(new NodeExec({logger, clock, pipeDrainMs: DRAIN_MS}).run('sh', [TREE, 'exit']));
       // The command has exited; its grandchild holds the pipes, so only the drain's end settles the run.
-      await timers.scheduled(DRAIN_MS);
+      await clock.scheduled(DRAIN_MS);
       await turn();
       expect(settled()).toBe(false);
-      timers.fire(DRAIN_MS);
+      clock.fire(DRAIN_MS);
       expect(await run).toEqual({exitCode: 0, stdout: `grandchild ${pid()}\n`, stderr: ''});
       // Resolved while the grandchild (60 s of sleep) still runs: nothing waited for its pipes to close.
       expect(gone(pid())).toBe(false);

@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process';
 import {constants} from 'node:os';
 import {childEnv} from './child-env.js';
+import {systemClock, type Clock, type Deadline} from './clock.js';
 import type {Logger} from './logger.js';
 
 /**
@@ -58,25 +59,14 @@ export interface Exec {
   run(command: string, args: string[], opts?: ExecOpts): Promise<ExecResult>;
 }
 
-/** The timer functions NodeExec waits with; tests inject their own to decide when a wait ends. */
-export interface ExecTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const systemTimers: ExecTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: handle => clearTimeout(handle as NodeJS.Timeout)
-};
-
 export interface NodeExecOpts {
   logger?: Logger;
   /** Between SIGTERM and SIGKILL of a stopped command's group; default KILL_GRACE_MS. */
   killGraceMs?: number;
   /** How long output may still arrive after the command exits; default PIPE_DRAIN_MS. */
   pipeDrainMs?: number;
-  /** Default: the global setTimeout/clearTimeout. */
-  timers?: ExecTimers;
+  /** What measures the time limit, the kill grace and the pipe drain (default the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -98,13 +88,13 @@ export class NodeExec implements Exec {
   private readonly logger?: Logger;
   private readonly killGraceMs: number;
   private readonly pipeDrainMs: number;
-  private readonly timers: ExecTimers;
+  private readonly clock: Clock;
 
   constructor(opts: NodeExecOpts = {}) {
     this.logger = opts.logger;
     this.killGraceMs = opts.killGraceMs ?? KILL_GRACE_MS;
     this.pipeDrainMs = opts.pipeDrainMs ?? PIPE_DRAIN_MS;
-    this.timers = opts.timers ?? systemTimers;
+    this.clock = opts.clock ?? systemClock;
   }
 
   run(command: string, args: string[], opts: ExecOpts = {}): Promise<ExecResult> {
@@ -117,14 +107,18 @@ export class NodeExec implements Exec {
       let pipesClosed = false;
       let sigkillSent = false;
       let settled = false;
-      const timers = new Set<unknown>();
-      const after = (ms: number, fn: () => void): unknown => {
-        const timer = this.timers.setTimeout(() => {
-          timers.delete(timer);
-          fn();
-        }, ms);
-        timers.add(timer);
-        return timer;
+      const waits = new Set<Deadline>();
+      const after = (ms: number, fn: () => void): void => {
+        const wait = this.clock.deadline(ms);
+        waits.add(wait);
+        wait.signal.addEventListener(
+          'abort',
+          () => {
+            waits.delete(wait);
+            fn();
+          },
+          {once: true}
+        );
       };
       const child = spawn(command, args, {
         env: childEnv(process.env, opts.env),
@@ -176,18 +170,19 @@ export class NodeExec implements Exec {
           settleWhenDone();
         });
       };
-      const timer = opts.timeoutMs !== undefined ? after(opts.timeoutMs, () => kill('timeout')) : undefined;
-      const onAbort = (): void => kill('aborted');
-      if (opts.signal?.aborted) onAbort();
-      opts.signal?.addEventListener('abort', onAbort, {once: true});
+      // The time limit or the caller's signal, whichever ends first, stops the command.
+      const limit = this.clock.deadline(opts.timeoutMs, {parents: [opts.signal]});
+      const onLimit = (): void => kill(limit.expired ? 'timeout' : 'aborted');
+      if (limit.signal.aborted) onLimit();
+      else limit.signal.addEventListener('abort', onLimit, {once: true});
 
       const finish = (exitCode: number, spawnError?: NodeJS.ErrnoException): void => {
         if (settled) return;
         settled = true;
-        for (const t of timers) this.timers.clearTimeout(t);
-        timers.clear();
+        for (const w of waits) w.dispose();
+        waits.clear();
+        limit.dispose();
         if (group) liveGroups.delete(group);
-        opts.signal?.removeEventListener('abort', onAbort);
         child.stdout.destroy();
         child.stderr.destroy();
         outLines('', true);
@@ -229,7 +224,7 @@ export class NodeExec implements Exec {
       child.on('error', err => finish(127, err));
       child.on('exit', (code, signal) => {
         exited = {code, signal};
-        if (timer) this.timers.clearTimeout(timer);
+        limit.dispose();
         settleWhenDone();
       });
       child.on('close', () => {

@@ -1,4 +1,4 @@
-import {abortReason, type Clock} from '../../src/clock.js';
+import {abortReason, systemClock, type Clock, type Deadline, type DeadlineOpts} from '../../src/clock.js';
 import type {Logger} from '../../src/logger.js';
 import {TransportError, type HttpRequest, type HttpResponse, type HttpTransport} from '../../src/api/http-transport.js';
 
@@ -52,7 +52,10 @@ export function transportError(code: string, notSent: boolean): TransportError {
   return new TransportError(`fake ${code}`, {code, notSent});
 }
 
-/** FakeClock records every sleep and returns at once (time advances by the slept amount). */
+/**
+ * FakeClock records every sleep and returns at once (time advances by the slept amount). Its deadlines run
+ * on real timers (the time limits of these tests are the transports', which they do not reach).
+ */
 export class FakeClock implements Clock {
   readonly sleeps: number[] = [];
   /** Called at the start of every sleep, e.g. to abort a controller. */
@@ -69,6 +72,10 @@ export class FakeClock implements Clock {
     this.onSleep?.(ms);
     if (signal?.aborted) throw abortReason(signal);
     this.t += ms;
+  }
+
+  deadline(ms: number | undefined, opts?: DeadlineOpts): Deadline {
+    return systemClock.deadline(ms, opts);
   }
 }
 

@@ -1,10 +1,10 @@
-import {abortReason, type Clock} from '../../src/clock.js';
+import {abortReason, timerDeadline, type Clock, type Deadline, type DeadlineOpts} from '../../src/clock.js';
 
 /**
  * FakeClock: now() advances only through sleep(), which records the requested ms and resolves at once
  * (on a microtask). A sleep whose signal is aborted (before or by `onSleep`) rejects with the reason
  * and does not advance time. Concurrent sleepers all advance the one shared time.
- * A timer() (what a time limit waits on, see Clock.timer) does not move time: it resolves once a sleep,
+ * A timer() (what a deadline waits on) does not move time: it resolves once a sleep,
  * advance() or a set of `t` moves time to or past its due time.
  */
 export class FakeClock implements Clock {
@@ -38,6 +38,10 @@ export class FakeClock implements Clock {
     this.onSleep?.(ms, this.sleeps.length - 1);
     if (signal?.aborted) throw abortReason(signal);
     this.t += Math.max(0, ms);
+  }
+
+  deadline(ms: number | undefined, opts?: DeadlineOpts): Deadline {
+    return timerDeadline((m, s) => this.timer(m, s), ms, opts);
   }
 
   timer(ms: number, signal?: AbortSignal): Promise<void> {

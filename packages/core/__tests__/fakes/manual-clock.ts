@@ -1,10 +1,10 @@
 import {setImmediate as nextMacrotask} from 'node:timers/promises';
-import {abortReason, type Clock} from '../../src/clock.js';
+import {abortReason, timerDeadline, type Clock, type Deadline, type DeadlineOpts} from '../../src/clock.js';
 
 interface Sleeper {
   due: number;
   seq: number;
-  /** A timer() (a time limit), not a sleep: neither recorded in `sleeps` nor counted in `pending`. */
+  /** A timer() (what a deadline waits on), not a sleep: neither recorded in `sleeps` nor counted in `pending`. */
   timer: boolean;
   wake(): void;
 }
@@ -14,8 +14,8 @@ interface Sleeper {
  * once), a sleep here waits until the test moves time past it, so code that loops on the clock runs beside
  * the test. advance() wakes sleepers one at a time in due order (ties in the order they slept), and after
  * each lets every promise chain the wake-up started run until it waits again (one macrotask turn: works
- * with fakes that answer through promises, not with real I/O). A timer() (what a time limit waits on, see
- * Clock.timer) waits the same way, but is not recorded in `sleeps` nor counted in `pending`.
+ * with fakes that answer through promises, not with real I/O). A timer() (what a deadline waits on) waits
+ * the same way, but is not recorded in `sleeps` nor counted in `pending`.
  */
 export class ManualClock implements Clock {
   /** The ms asked by every sleep, in call order. */
@@ -36,6 +36,10 @@ export class ManualClock implements Clock {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     this.sleeps.push(ms);
     return this.#wait(ms, false, signal);
+  }
+
+  deadline(ms: number | undefined, opts?: DeadlineOpts): Deadline {
+    return timerDeadline((m, s) => this.timer(m, s), ms, opts);
   }
 
   timer(ms: number, signal?: AbortSignal): Promise<void> {

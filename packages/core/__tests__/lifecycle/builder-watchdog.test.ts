@@ -518,7 +518,8 @@ describe('BuilderWatchdog: with the system clock', () => {
       sleep: (ms, signal) => {
         sleeping++;
         return systemClock.sleep(ms, signal).finally(() => sleeping--);
-      }
+      },
+      deadline: (ms, opts) => systemClock.deadline(ms, opts)
     };
     const dog = new BuilderWatchdog({
       api,

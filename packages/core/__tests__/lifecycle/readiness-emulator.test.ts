@@ -4,7 +4,7 @@
 // and the lines do not depend on the machine's speed. (Each probe's own time limit is a real timer.)
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {Emulator, ManualClock, type BuilderFront} from '@remote-builder-actions/emulator';
-import {abortReason, type Clock} from '../../src/clock.js';
+import {abortReason, timerDeadline, type Clock, type Deadline, type DeadlineOpts} from '../../src/clock.js';
 import {createBuilderApiClient, type ClosableBuilderApi} from '../../src/lifecycle/builder-api-client.js';
 import {
   BuilderTimeoutError,
@@ -33,6 +33,10 @@ class SharedClock implements Clock {
     const slept = this.timer(ms, signal);
     this.#onSleep?.(ms);
     return slept;
+  }
+
+  deadline(ms: number | undefined, opts?: DeadlineOpts): Deadline {
+    return timerDeadline((m, s) => this.timer(m, s), ms, opts);
   }
 
   /** A time limit on the emulator's clock: it ends when a sleep moves time past it, and is not reported. */

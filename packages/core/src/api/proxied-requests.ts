@@ -1,4 +1,5 @@
 import type {Dispatcher, ProxyAgent} from 'undici';
+import type {Clock} from '../clock.js';
 import type * as ProxyAgents from '../net/proxy-agent.js';
 import type {ProxyChoice} from '../net/proxy-env.js';
 import {tunnelTimeout} from '../net/proxy-failure.js';
@@ -9,6 +10,8 @@ export interface ProxiedRequestsOpts {
   /** Certificates trusted for https targets instead of Node's CA store. */
   ca?: string | string[];
   maxResponseBytes: number;
+  /** What measures each request's `timeoutMs`. */
+  clock: Clock;
 }
 
 /**
@@ -63,8 +66,7 @@ export class ProxiedRequests {
       const settle = (): boolean => {
         if (settled) return false;
         settled = true;
-        clearTimeout(timer);
-        req.signal?.removeEventListener('abort', onAbort);
+        limit.dispose();
         route.inFlight--;
         if (!connected) this.#retire(route);
         else if (route.retired && route.inFlight === 0) destroy(route);
@@ -75,13 +77,15 @@ export class ProxiedRequests {
         abortSent?.(error);
         reject(error);
       };
-      const onAbort = (): void =>
-        fail(new TransportError('the request was aborted', {code: 'EABORTED', notSent: !connected}));
-      const timer = setTimeout(() => {
+      const limit = this.#opts.clock.deadline(req.timeoutMs, {parents: [req.signal]});
+      const onLimit = (): void => {
+        if (!limit.expired) {
+          return fail(new TransportError('the request was aborted', {code: 'EABORTED', notSent: !connected}));
+        }
         if (!connected) return fail(tunnelTimeout(proxy, target, req.timeoutMs));
         fail(new TransportError(`no answer within ${req.timeoutMs} ms`, {code: 'ETIMEDOUT', notSent: false}));
-      }, req.timeoutMs);
-      req.signal?.addEventListener('abort', onAbort, {once: true});
+      };
+      limit.signal.addEventListener('abort', onLimit, {once: true});
 
       const handler: Dispatcher.DispatchHandlers = {
         onConnect: abort => {

@@ -134,8 +134,8 @@ export class RequestEngine {
     const timeoutMs = validTimeout(opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
     this.#base = url.origin + url.pathname.replace(/\/+$/, '');
     this.#token = opts.token;
-    this.#transport = opts.transport ?? new NodeHttpTransport();
     this.#clock = opts.clock ?? systemClock;
+    this.#transport = opts.transport ?? new NodeHttpTransport({clock: this.#clock});
     this.#logger = opts.logger ?? nullLogger;
     this.#timeoutMs = timeoutMs;
     this.#policy = new RetryPolicy({...opts.retry, random: opts.random});

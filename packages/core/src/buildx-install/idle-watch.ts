@@ -1,4 +1,4 @@
-import {clockTimer, type Clock} from '../clock.js';
+import type {Clock, Deadline} from '../clock.js';
 
 /** A watch on a transfer: `kick()` on every sign of life; `stop()` once it is over. */
 export interface IdleWatch {
@@ -7,21 +7,23 @@ export interface IdleWatch {
 }
 
 /**
- * Calls `onIdle` once `ms` of `clock` pass without a `kick()`. One timer at a time, on the clock's `timer`: when
- * it ends early (there was a kick since), it is armed again for what is left, so a chunk costs no timer.
+ * Calls `onIdle` once `ms` of `clock` pass without a `kick()`. One deadline at a time: when it ends early
+ * (there was a kick since), it is armed again for what is left, so a chunk costs no timer.
  */
 export function idleWatch(clock: Clock, ms: number, onIdle: () => void): IdleWatch {
-  const timer = clockTimer(clock);
-  const stopped = new AbortController();
   let last = clock.now();
+  let current: Deadline | undefined;
   const arm = (wait: number): void => {
-    timer(wait, stopped.signal).then(
+    const limit = clock.deadline(wait);
+    current = limit;
+    limit.signal.addEventListener(
+      'abort',
       () => {
         const quiet = clock.now() - last;
         if (quiet >= ms) onIdle();
         else arm(Math.max(1, ms - quiet));
       },
-      () => undefined
+      {once: true}
     );
   };
   arm(ms);
@@ -29,6 +31,6 @@ export function idleWatch(clock: Clock, ms: number, onIdle: () => void): IdleWat
     kick: () => {
       last = clock.now();
     },
-    stop: () => stopped.abort()
+    stop: () => current?.dispose()
   };
 }

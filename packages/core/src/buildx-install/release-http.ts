@@ -4,7 +4,6 @@ import {Transform} from 'node:stream';
 import {pipeline} from 'node:stream/promises';
 import type {Dispatcher} from 'undici';
 import {systemClock, type Clock} from '../clock.js';
-import {settleOrAbort} from '../deadline.js';
 import {authority} from '../net/authority.js';
 import {proxyFor, type ProxyChoice, type ProxyEnv} from '../net/proxy-env.js';
 import {tunnelTimeout} from '../net/proxy-failure.js';
@@ -205,7 +204,8 @@ export class ReleaseHttp {
       return Object.assign(new Error('the connection closed before the answer was complete'), {code: 'ECONNRESET'});
     };
     try {
-      const answer = await settleOrAbort(
+      // Settles the moment `stop` aborts, even while undici still waits for the connection.
+      const answer = await this.clock.deadline(undefined, {parents: [stop.signal]}).run(() =>
         dispatcher
           .compose(
             onConnect(() => {
@@ -221,8 +221,7 @@ export class ReleaseHttp {
             signal: stop.signal,
             headersTimeout: 0,
             bodyTimeout: 0
-          }),
-        stop.signal
+          })
       );
       watch.kick();
       // A body cut by done() or the watch errors; its reader, if any, sees that error too.

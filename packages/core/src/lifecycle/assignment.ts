@@ -1,6 +1,6 @@
 import type {AssignResponse} from '../api/types.js';
 import type {Clock} from '../clock.js';
-import {DeadlineError, linkedSignal, settleOrAbort, withDeadline} from '../deadline.js';
+import {DeadlineError} from '../deadline.js';
 import {ApiError, PartialAssignError} from '../errors.js';
 import type {Logger} from '../logger.js';
 import type {BuilderApi} from '../api/builder-api.js';
@@ -56,14 +56,12 @@ export async function assignBuilders(opts: AssignmentOpts): Promise<string[]> {
   );
   tracked.catch(() => undefined);
   // Stopped by the cancellation or, on the clock, by the deadline; the request itself goes on.
-  const stop = linkedSignal({
+  const stop = clock.deadline(waitMs, {
     parents: [signal],
-    timeoutMs: waitMs,
-    clock,
-    onTimeout: () => new DeadlineError(`the assignment got no answer within ${waitMs} ms`)
+    reason: () => new DeadlineError(`the assignment got no answer within ${waitMs} ms`)
   });
   try {
-    return await settleOrAbort(tracked, stop.signal);
+    return await stop.run(() => tracked);
   } catch (e) {
     if (!stop.signal.aborted) {
       const unknown = unknownOutcome(e);
@@ -82,11 +80,14 @@ export async function assignBuilders(opts: AssignmentOpts): Promise<string[]> {
         : `The assignment from profile "${profile}" got no answer within ${waitMs} ms; waiting up to ${grace} ms more for a late answer to tear it down`
     );
     let refused = false;
-    const late = await withDeadline({timeoutMs: grace, clock}, () => tracked).catch((err: unknown) => {
-      // An HTTP error answer says the service did not assign; anything else leaves the outcome unknown.
-      refused = err instanceof ApiError && err.status !== undefined;
-      return undefined;
-    });
+    const late = await clock
+      .deadline(grace)
+      .run(() => tracked)
+      .catch((err: unknown) => {
+        // An HTTP error answer says the service did not assign; anything else leaves the outcome unknown.
+        refused = err instanceof ApiError && err.status !== undefined;
+        return undefined;
+      });
     if (late === undefined && !refused) {
       abandon.abort(new Error('no answer in time'));
       logger.warning(

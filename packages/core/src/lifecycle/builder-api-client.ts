@@ -1,5 +1,6 @@
 import type {BuilderApi} from '../api/builder-api.js';
 import {BuildersClient} from '../api/builders-client.js';
+import type {Clock} from '../clock.js';
 import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
 import {resolveRequestTimeoutMs} from '../inputs.js';
 import type {Logger} from '../logger.js';
@@ -16,6 +17,8 @@ export interface BuilderApiClientOpts {
    * by the readiness deadline (plus a grace for a late answer) instead. Default: the per-request limit.
    */
   assignTimeoutMs?: number;
+  /** The step's clock: what measures the request limits and the retries' pauses (default the system clock). */
+  clock?: Clock;
 }
 
 /** A BuilderApi the actions use; close() releases its sockets. */
@@ -32,6 +35,7 @@ export function createBuilderApiClient(opts: BuilderApiClientOpts): ClosableBuil
     token: opts.token,
     requestTimeoutMs,
     logger: opts.logger,
+    clock: opts.clock,
     inputNames: ACTION_INPUT_NAMES
   });
   const assignTimeoutMs = Math.max(opts.assignTimeoutMs ?? 0, requestTimeoutMs);

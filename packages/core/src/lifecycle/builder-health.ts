@@ -1,8 +1,8 @@
-import type {BuilderDetails, BuilderMetadata} from '../api/types.js';
-import {abortReason, type Clock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import type {BuilderDetails} from '../api/types.js';
+import {abortReason, systemClock, type Clock} from '../clock.js';
+import {DeadlineError} from '../deadline.js';
 import {ApiError, errorMessage} from '../errors.js';
-import {parseBuilderEndpoint, type BuilderEndpoint} from './builder-endpoint.js';
+import {detailsVerdict} from './details-verdict.js';
 import type {BuilderApi} from '../api/builder-api.js';
 import type {ReadyBuilder} from './readiness.js';
 import type {TlsProbe} from './tls-probe.js';
@@ -22,16 +22,7 @@ export interface BuilderHealthOpts {
 
 export const DEFAULT_HEALTH_TIMEOUT_MS = 5000;
 
-/** Statuses after which a builder never comes back. */
-const LOST_STATUSES = new Set(['failed', 'error', 'terminated', 'deleted']);
-const PEM_FIELDS = ['ca', 'client_cert', 'client_key'] as const;
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]+-----END [A-Z0-9 ]+-----/;
-
-/** Why these details say the builder is gone for good (status failed, error, terminated, deleted), or undefined. */
-export function lostStatusOf(details: BuilderDetails): string | undefined {
-  const status = typeof details.status === 'string' ? details.status.toLowerCase() : undefined;
-  return status !== undefined && LOST_STATUSES.has(status) ? `its status is "${details.status}"` : undefined;
-}
+export {lostStatusOf} from './details-verdict.js';
 
 /**
  * Why a failed details request says the builder no longer exists, or undefined. Only for a builder that was
@@ -51,18 +42,16 @@ export function goneAnswerOf(e: unknown): string | undefined {
  */
 export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHealthOpts): Promise<BuilderHealth> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
-  throwIfAborted(opts.signal);
+  opts.signal?.throwIfAborted();
   let details: BuilderDetails;
-  const limit = linkedSignal({
+  const limit = (opts.clock ?? systemClock).deadline(timeoutMs, {
     parents: [opts.signal],
-    timeoutMs,
-    clock: opts.clock,
-    onTimeout: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
+    reason: () => new DeadlineError(`the details request got no answer within ${timeoutMs} ms`)
   });
   try {
     details = await opts.api.getBuilderDetails(builder.id, {signal: limit.signal, retry: false});
   } catch (e) {
-    throwIfAborted(opts.signal);
+    opts.signal?.throwIfAborted();
     const gone = goneAnswerOf(e);
     if (gone) return notReady(gone);
     if (limit.signal.aborted) return notReady(errorMessage(abortReason(limit.signal)));
@@ -77,7 +66,7 @@ export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHea
   try {
     await opts.probe({hostname, port, pems: builder.pems, timeoutMs, signal: opts.signal});
   } catch (e) {
-    throwIfAborted(opts.signal);
+    opts.signal?.throwIfAborted();
     return notReady(`the TLS check of ${hostname}:${port} failed: ${errorMessage(e)}`);
   }
   return {ready: true};
@@ -85,26 +74,19 @@ export async function checkBuilderHealth(builder: ReadyBuilder, opts: BuilderHea
 
 /** What keeps these details from describing the builder as ready at its known endpoint, or undefined. */
 function examine(builder: ReadyBuilder, details: BuilderDetails): string | undefined {
-  if (typeof details !== 'object' || details === null) return 'its details answer is not a JSON object';
-  const lost = lostStatusOf(details);
-  if (lost) return lost;
-  if (typeof details.status === 'string' && details.status.toLowerCase() !== 'ready') {
-    return `its status is "${details.status}", not "ready"`;
-  }
-  // A service may omit metadata entirely: that is missing fields, not a crash.
-  const m: Partial<BuilderMetadata> = details.metadata ?? {};
-  const field = (f: 'host' | (typeof PEM_FIELDS)[number]): string => (typeof m[f] === 'string' ? m[f] : '');
-  const missing = (['host', ...PEM_FIELDS] as const).filter(f => field(f).trim() === '');
-  if (missing.length > 0) return `its details lack ${missing.join(', ')}`;
-  const malformed = PEM_FIELDS.filter(f => !PEM_BLOCK.test(field(f)));
-  if (malformed.length > 0) return `its details carry a malformed ${malformed.join(', ')}: not a PEM block`;
-  let endpoint: BuilderEndpoint;
-  try {
-    endpoint = parseBuilderEndpoint(field('host'));
-  } catch (e) {
-    return `its details carry an unusable host: ${errorMessage(e)}`;
+  const verdict = detailsVerdict(details);
+  switch (verdict.kind) {
+    case 'lost':
+      return verdict.why;
+    case 'broken':
+      return verdict.why.startsWith('its ') ? verdict.why : `its ${verdict.why}`;
+    case 'pending':
+      return verdict.status !== undefined && verdict.status !== 'ready'
+        ? `its status is "${verdict.status}", not "ready"`
+        : `its details lack ${verdict.missing.join(', ')}`;
   }
   // The build would still connect to the old address: a builder that moved is not the one configured.
+  const {endpoint} = verdict;
   const {hostname, port} = builder.endpoint;
   if (endpoint.hostname !== hostname || endpoint.port !== port) {
     return `its details now name ${endpoint.hostname}:${endpoint.port} instead of ${hostname}:${port}`;
@@ -114,8 +96,4 @@ function examine(builder: ReadyBuilder, details: BuilderDetails): string | undef
 
 function notReady(why: string): BuilderHealth {
   return {ready: false, why};
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
 }

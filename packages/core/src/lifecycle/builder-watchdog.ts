@@ -1,9 +1,10 @@
 import {systemClock, type Clock} from '../clock.js';
-import {DeadlineError, withDeadline} from '../deadline.js';
+import {DeadlineError} from '../deadline.js';
 import {errorMessage} from '../errors.js';
 import {nullLogger, type Logger} from '../logger.js';
 import type {BuilderApi} from '../api/builder-api.js';
-import {goneAnswerOf, lostStatusOf} from './builder-health.js';
+import {goneAnswerOf} from './builder-health.js';
+import {lostStatusOf} from './details-verdict.js';
 import type {ReadyBuilder} from './readiness.js';
 import {registerSecret} from './secrets.js';
 import type {TlsProbe} from './tls-probe.js';
@@ -198,10 +199,9 @@ export class BuilderWatchdog {
    * watching ends; settles at that moment even if the call ignores its signal.
    */
   #limited<T>(ms: number, onTimeout: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline(
-      {parents: [this.#halt.signal], timeoutMs: ms, clock: this.#clock, onTimeout: () => new DeadlineError(onTimeout)},
-      call
-    );
+    return this.#clock
+      .deadline(ms, {parents: [this.#halt.signal], reason: () => new DeadlineError(onTimeout)})
+      .run(call);
   }
 }
 

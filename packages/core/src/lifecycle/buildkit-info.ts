@@ -2,7 +2,6 @@ import type {ClientHttp2Session} from 'node:http2';
 import {connect as tlsConnect} from 'node:tls';
 import {BinaryReader, WireType} from '@bufbuild/protobuf/wire';
 import {systemClock} from '../clock.js';
-import {withDeadline} from '../deadline.js';
 import {errorMessage} from '../errors.js';
 import {builderTlsOptions, type TlsProbeOpts} from './tls-probe.js';
 
@@ -56,22 +55,18 @@ export const grpcBuildkitInfo: BuildkitInfoCall = async opts => {
   // (tls.connect's defaults): the probe's proof (tls-probe.ts).
   let proved = false;
   try {
-    const version = await withDeadline(
-      {
-        timeoutMs: opts.timeoutMs,
-        clock: opts.clock ?? systemClock,
-        parents: [opts.signal],
-        onTimeout: () => new Error(`no answer within ${opts.timeoutMs} ms`)
-      },
-      async signal => {
-        const {connect} = await preloadBuildkitInfo();
-        // Ended while loading: no session may outlive the call (the finally below has run).
-        signal.throwIfAborted();
-        session = openSession(connect, opts);
-        session.once('remoteSettings', () => (proved = true));
-        return callInfo(session, signal);
-      }
-    );
+    const limit = (opts.clock ?? systemClock).deadline(opts.timeoutMs, {
+      parents: [opts.signal],
+      reason: () => new Error(`no answer within ${opts.timeoutMs} ms`)
+    });
+    const version = await limit.run(async signal => {
+      const {connect} = await preloadBuildkitInfo();
+      // Ended while loading: no session may outlive the call (the finally below has run).
+      signal.throwIfAborted();
+      session = openSession(connect, opts);
+      session.once('remoteSettings', () => (proved = true));
+      return callInfo(session, signal);
+    });
     return {version, proved};
   } catch (e) {
     return {why: `BuildKit at ${where} did not tell its version (Control/Info): ${errorMessage(e)}`, proved};

@@ -1,6 +1,6 @@
 import {ApiError, errorMessage} from '../errors.js';
 import {type Clock, systemClock} from '../clock.js';
-import {DeadlineError, linkedSignal} from '../deadline.js';
+import {DeadlineError} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import type {BuilderApi} from '../api/builder-api.js';
@@ -49,10 +49,8 @@ export async function teardownBuilders(
   const budgetMs = opts.timeoutMs ?? 30000;
   const deadline = clock.now() + budgetMs;
   // The budget also cuts a request in flight.
-  const limit = linkedSignal({
-    timeoutMs: budgetMs,
-    clock,
-    onTimeout: () => new DeadlineError(`no answer within the teardown budget of ${budgetMs} ms`)
+  const limit = clock.deadline(budgetMs, {
+    reason: () => new DeadlineError(`no answer within the teardown budget of ${budgetMs} ms`)
   });
   const {signal} = limit;
   const report: TeardownReport = {tornDown: [], alreadyGone: [], failed: []};

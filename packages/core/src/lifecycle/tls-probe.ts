@@ -2,7 +2,7 @@ import {isIP} from 'node:net';
 import type {Duplex} from 'node:stream';
 import {checkServerIdentity, connect, type ConnectionOptions, type TLSSocket} from 'node:tls';
 import type {BuilderPems} from '../certs/cert-store.js';
-import {clockTimer, systemClock, type Clock} from '../clock.js';
+import {systemClock, type Clock} from '../clock.js';
 import {h2ClientPreface, readH2ServerStart} from './h2-preface.js';
 import {tlsAlert, VERIFY_ERRORS} from './tls-alerts.js';
 
@@ -102,15 +102,13 @@ export const mutualTlsProbe: TlsProbe = opts =>
     const settle = (err?: TlsProbeError): void => {
       if (settled) return;
       settled = true;
-      stopTimer.abort();
-      opts.signal?.removeEventListener('abort', onAbort);
+      time.dispose();
       limit.abort();
       socket?.destroy();
       stream?.destroy();
       if (err) reject(err);
       else resolve();
     };
-    const onAbort = (): void => settle(cancelled());
     /**
      * A close or reset once the server has our certificate and before its HTTP/2 preface: after the handshake,
      * or (TLS 1.2, where a Node server closes before its Finished goes out) after our certificate flight.
@@ -126,7 +124,6 @@ export const mutualTlsProbe: TlsProbe = opts =>
           `allows client authentication); if it does, nothing serves behind the builder's TLS front yet`,
         code
       );
-    const stopTimer = new AbortController();
     const onTimeout = (): void => {
       if (handshakeDone) {
         return settle(
@@ -145,8 +142,9 @@ export const mutualTlsProbe: TlsProbe = opts =>
         )
       );
     };
-    clockTimer(opts.clock ?? systemClock)(opts.timeoutMs, stopTimer.signal).then(onTimeout, () => undefined);
-    opts.signal?.addEventListener('abort', onAbort, {once: true});
+    // The time limit, or the caller's cancellation; disposed once settled.
+    const time = (opts.clock ?? systemClock).deadline(opts.timeoutMs, {parents: [opts.signal]});
+    time.signal.addEventListener('abort', () => (time.expired ? onTimeout() : settle(cancelled())), {once: true});
 
     const onError = (err: NodeJS.ErrnoException): void => {
       const code = err.code;

@@ -1,4 +1,4 @@
-import {linkedSignal} from '../deadline.js';
+import {systemClock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import type {BuilderApi} from '../api/builder-api.js';
 import {checkBuilderHealth} from '../lifecycle/builder-health.js';
@@ -122,7 +122,7 @@ export async function runBuildAttempts<T, R>(opts: BuildAttemptsOpts<T, R>): Pro
       ...opts.watch
     });
     watchdog.start();
-    const limit = linkedSignal({parents: [opts.signal, watchdog.signal]});
+    const limit = systemClock.deadline(undefined, {parents: [opts.signal, watchdog.signal]});
     let facts: BuildRunFacts | undefined;
     const ids = current.ready.map(b => b.id);
     let result: R;

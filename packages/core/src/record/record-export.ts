@@ -1,7 +1,6 @@
 import {statSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Clock} from '../clock.js';
-import {linkedSignal} from '../deadline.js';
 import {errorMessage} from '../errors.js';
 import {lastLine, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
@@ -78,7 +77,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
   });
   if (refs.length === 0) return done({skipped: 'Build summary requires a build reference', entries: []});
 
-  const limit = linkedSignal({parents: [opts.signal], timeoutMs: boundMs, clock});
+  const limit = clock.deadline(boundMs, {parents: [opts.signal]});
   const left = (): number => Math.max(1, boundMs - (clock.now() - started));
   const run = (args: string[]): Promise<ExecResult> =>
     opts.buildx(args, {silent: true, timeoutMs: left(), signal: limit.signal});

@@ -1,78 +1,72 @@
 import {describe, expect, test} from '@jest/globals';
-import {DeadlineError, linkedSignal, settleOrAbort, withDeadline} from '../src/deadline.js';
+import {systemClock} from '../src/clock.js';
+import {DeadlineError} from '../src/deadline.js';
 import {FakeClock} from './fakes/fake-clock.js';
 import {ManualClock} from './fakes/manual-clock.js';
 import {failure} from './fakes/failure.js';
 
-describe('linkedSignal', () => {
+describe('Clock.deadline', () => {
   test('a parent that aborts aborts it with the same reason', () => {
     const parent = new AbortController();
-    const link = linkedSignal({parents: [undefined, parent.signal]});
+    const limit = new FakeClock().deadline(undefined, {parents: [undefined, parent.signal]});
     const reason = new Error('stop');
     parent.abort(reason);
-    expect(link.signal.reason).toBe(reason);
+    expect(limit.signal.reason).toBe(reason);
+  });
+
+  test('a parent aborted already aborts it at once', () => {
+    const parent = new AbortController();
+    parent.abort(new Error('gone'));
+    expect(new FakeClock().deadline(100, {parents: [parent.signal]}).signal.reason).toEqual(new Error('gone'));
   });
 
   test('the time limit runs on the clock: not before it passes, then with the reason given', async () => {
     const clock = new FakeClock();
-    const link = linkedSignal({clock, timeoutMs: 100, onTimeout: () => new DeadlineError('out of time')});
+    const limit = clock.deadline(100, {reason: () => new DeadlineError('out of time')});
     clock.advance(99);
     await Promise.resolve();
-    expect(link.signal.aborted).toBe(false);
+    expect(limit.signal.aborted).toBe(false);
     clock.advance(1);
     await Promise.resolve();
-    expect(link.signal.reason).toEqual(new DeadlineError('out of time'));
+    expect(limit.signal.reason).toEqual(new DeadlineError('out of time'));
   });
 
   test('a FakeClock sleep elsewhere moves time past the limit', async () => {
     const clock = new FakeClock();
-    const link = linkedSignal({clock, timeoutMs: 100});
+    const limit = clock.deadline(100);
     await clock.sleep(150);
     await Promise.resolve();
-    expect(link.signal.reason).toEqual(new DeadlineError('the time limit of 100 ms ran out'));
+    expect(limit.signal.reason).toEqual(new DeadlineError('the time limit of 100 ms ran out'));
     // The timer never moved time itself.
     expect(clock.now()).toBe(150);
   });
 
   test('dispose() releases the timer: the signal never aborts', async () => {
     const clock = new ManualClock();
-    const link = linkedSignal({clock, timeoutMs: 10});
+    const limit = clock.deadline(10);
     expect(clock.pendingTimers).toBe(1);
-    link.dispose();
+    limit.dispose();
     await clock.advance(20);
-    expect({aborted: link.signal.aborted, timers: clock.pendingTimers, sleeps: clock.sleeps}).toEqual({
+    expect({aborted: limit.signal.aborted, timers: clock.pendingTimers, sleeps: clock.sleeps}).toEqual({
       aborted: false,
       timers: 0,
       sleeps: []
     });
   });
 
-  test('without a clock the limit is a real timer', async () => {
-    const link = linkedSignal({timeoutMs: 0});
-    await new Promise(resolve => link.signal.addEventListener('abort', resolve, {once: true}));
-    expect(link.signal.reason).toBeInstanceOf(DeadlineError);
+  test("the system clock's limit is a real timer", async () => {
+    const limit = systemClock.deadline(0);
+    await new Promise(resolve => limit.signal.addEventListener('abort', resolve, {once: true}));
+    expect(limit.signal.reason).toBeInstanceOf(DeadlineError);
   });
 });
 
-describe('settleOrAbort', () => {
-  test("the promise's outcome when it settles first", async () => {
-    await expect(settleOrAbort(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
-  });
-
-  test('the reason as soon as the signal aborts, even if the promise never settles', async () => {
-    const stop = new AbortController();
-    const run = failure(settleOrAbort(new Promise(() => undefined), stop.signal));
-    stop.abort(new Error('stopped'));
-    expect((await run).message).toBe('stopped');
-  });
-});
-
-describe('withDeadline', () => {
+describe('Deadline.run', () => {
   test('a call that ignores its signal still ends at the time limit on the clock, and the timer is released', async () => {
     const clock = new FakeClock();
     let seen: AbortSignal | undefined;
     const run = failure(
-      withDeadline({clock, timeoutMs: 50, onTimeout: () => new DeadlineError('no answer within 50 ms')}, signal => {
+      clock.deadline(50, {reason: () => new DeadlineError('no answer within 50 ms')}).run(signal => {
         seen = signal;
         return new Promise(() => undefined);
       })
@@ -85,14 +79,19 @@ describe('withDeadline', () => {
 
   test("the call's result, and its timer released", async () => {
     const clock = new FakeClock();
-    await expect(withDeadline({clock, timeoutMs: 50}, async () => 'ok')).resolves.toBe('ok');
+    await expect(clock.deadline(50).run(async () => 'ok')).resolves.toBe('ok');
     expect(clock.pendingTimers).toBe(0);
   });
 
-  test('a parent aborting ends it with the parent reason', async () => {
+  test("the call's failure, as it threw it", async () => {
+    const run = failure(new FakeClock().deadline(50).run(() => Promise.reject(new Error('refused'))));
+    expect((await run).message).toBe('refused');
+  });
+
+  test('a parent aborting ends it with the parent reason, even if the promise never settles', async () => {
     const parent = new AbortController();
     const run = failure(
-      withDeadline({parents: [parent.signal], timeoutMs: 60_000}, () => new Promise(() => undefined))
+      new FakeClock().deadline(undefined, {parents: [parent.signal]}).run(() => new Promise(() => undefined))
     );
     parent.abort(new Error('cancelled'));
     expect((await run).message).toBe('cancelled');

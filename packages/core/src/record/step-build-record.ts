@@ -12,7 +12,7 @@ import {recordSkipReason} from './record-gate.js';
 import {exportPlan, type ExportPlan} from './record-plan.js';
 import {refsFromFolder, refsFromMetadata, uniqueRefs} from './record-refs.js';
 import {readRecordSwitches, RecordEnv, type RecordSwitches} from './record-switches.js';
-import {uploadBuildRecord} from './record-upload.js';
+import {preloadArtifactClient, uploadBuildRecord} from './record-upload.js';
 
 /** Uploads a record file as one artifact; never throws (record-upload.ts's uploadBuildRecord in production). */
 export type UploadRecord = (opts: {
@@ -78,6 +78,8 @@ export class StepBuildRecord {
     this.#skipped = recordSkipReason(opts);
     this.#plan = exportPlan(opts.buildxVersion);
     this.#switches = this.#skipped === undefined ? readRecordSwitches(opts.env, opts.logger) : {upload: false};
+    // The upload's client loads while the step waits for its builders, not after the teardown.
+    if (this.#switches.upload && opts.upload === undefined) preloadArtifactClient(opts.env);
   }
 
   /** Why there is no record (docker's words), or undefined. */

@@ -7,6 +7,8 @@ import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {NodeExec, type ExecResult} from '@remote-builder-actions/core';
+import {gunzipSync} from 'node:zlib';
+import {mergeRecordFiles} from '../../core/src/record/record-merge.js';
 import {readDockerbuild} from '../src/testing/dockerbuild-file.js';
 
 const DOCKER = resolve(dirname(fileURLToPath(import.meta.url)), '../fake-docker/docker');
@@ -187,5 +189,73 @@ describe('buildx history per version', () => {
       off
     );
     expect(res).toMatchObject({exitCode: 1, stderr: `ERROR: no record found for ref "${ref}"\n`});
+  });
+});
+
+describe("history export writes buildx's archive (as buildx 0.29.1 wrote it against a real BuildKit)", () => {
+  /** `<mode, octal> <name>` of each entry of a gzip-compressed tar, in order. */
+  function entries(path: string): string[] {
+    const t = gunzipSync(readFileSync(path));
+    const out: string[] = [];
+    for (let off = 0; off + 512 <= t.length;) {
+      const h = t.subarray(off, off + 512);
+      if (h.every(b => b === 0)) break;
+      const field = (from: number, len: number): string => h.toString('utf8', from, from + len).replace(/\0.*$/s, '');
+      out.push(`${parseInt(field(100, 8).trim(), 8).toString(8)} ${field(0, 100)}`);
+      off += 512 + Math.ceil(parseInt(field(124, 12) || '0', 8) / 512) * 512;
+    }
+    return out;
+  }
+
+  async function exportOf(refs: string[], out: string): Promise<void> {
+    const res = await docker('0.29.1', ['buildx', 'history', 'export', '--builder', 'rb', '--output', out, ...refs]);
+    expect(res.exitCode).toBe(0);
+  }
+
+  test('entries sorted by name: the blob folders, the blobs, index.json, oci-layout', async () => {
+    await twoNodes();
+    const ref = await buildBothNodes('0.29.1');
+    const out = join(dir, 'r.dockerbuild');
+    await exportOf([ref], out);
+    const names = entries(out);
+    expect(names.slice(0, 2)).toEqual(['755 blobs/', '755 blobs/sha256/']);
+    expect(names.slice(-2)).toEqual(['644 index.json', '444 oci-layout']);
+    // A record: its manifest, its config and its logs.
+    expect(names.slice(2, -2)).toEqual([
+      expect.stringMatching(/^444 blobs\/sha256\/[0-9a-f]{64}$/),
+      expect.stringMatching(/^444 blobs\/sha256\/[0-9a-f]{64}$/),
+      expect.stringMatching(/^444 blobs\/sha256\/[0-9a-f]{64}$/)
+    ]);
+    const byName = names.map(n => n.slice(4));
+    expect(byName).toEqual([...byName].sort());
+  });
+
+  test("two exports merged by the core's mergeRecordFiles: one file of both records, as one export of both", async () => {
+    await twoNodes();
+    const first = await buildBothNodes('0.29.1');
+    const second = await buildBothNodes('0.29.1');
+    const [a, b, both, merged] = ['a', 'b', 'both', 'merged'].map(n => join(dir, `${n}.dockerbuild`)) as [
+      string,
+      string,
+      string,
+      string
+    ];
+    await exportOf([first], a);
+    await exportOf([second], b);
+    await exportOf([first, second], both);
+    const result = await mergeRecordFiles({
+      files: [
+        {path: a, label: 'a'},
+        {path: b, label: 'b'}
+      ],
+      output: merged
+    });
+    expect(result).toEqual({merged: [a, b], records: 2, warnings: []});
+    const m = readDockerbuild(merged);
+    const e = readDockerbuild(both);
+    expect(m.records).toEqual(e.records);
+    // The same archive as buildx's own export of both refs: the same entries, the same bytes.
+    expect(entries(merged)).toEqual(entries(both));
+    for (const [name, data] of e.files) expect(m.files.get(name)?.equals(data)).toBe(true);
   });
 });

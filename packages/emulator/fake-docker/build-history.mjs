@@ -113,21 +113,24 @@ function inspectJson(r) {
 }
 
 /**
- * A `.dockerbuild` as buildx's bundle.Export writes it: a gzip-compressed tar of an OCI layout whose
- * index.json names one manifest per record (an index annotated with each ref when there are several), each
- * manifest's config the history record (`application/vnd.buildkit.historyrecord.v0`).
+ * A `.dockerbuild` as buildx's bundle.Export writes it (buildx 0.29.1 against a real BuildKit, checked): a
+ * gzip-compressed tar of an OCI layout, entries sorted by name (`blobs/`, `blobs/sha256/`, the blobs,
+ * `index.json`, `oci-layout`; owner 0, time 0, blobs 0444), whose index.json names one manifest per record
+ * (an index annotated with each ref when there are several), each manifest's config the history record
+ * (`application/vnd.buildkit.historyrecord.v0`) and its layers the build's logs; blobs written as Go's
+ * json.MarshalIndent does.
  */
 function dockerbuild(records) {
   const blobs = new Map();
-  const put = (mediaType, value) => {
-    const data = Buffer.from(JSON.stringify(value));
+  const put = (mediaType, data) => {
     const digest = 'sha256:' + createHash('sha256').update(data).digest('hex');
     blobs.set(digest, data);
     return {mediaType, digest, size: data.length};
   };
+  const json = (mediaType, value) => put(mediaType, Buffer.from(JSON.stringify(value, null, 2)));
   const manifests = records.map(r => {
     // The keys as buildx writes them (the BuildHistoryRecord's Go fields, some with their JSON names).
-    const config = put('application/vnd.buildkit.historyrecord.v0', {
+    const config = json('application/vnd.buildkit.historyrecord.v0', {
       Ref: r.ref,
       FrontendAttrs: {target: r.name},
       ...(r.error ? {error: {code: 2, message: r.error}} : {}),
@@ -137,58 +140,57 @@ function dockerbuild(records) {
       numCompletedSteps: r.error ? 3 : 4,
       DefaultPlatform: 'linux/amd64'
     });
-    const manifest = put('application/vnd.oci.image.manifest.v1+json', {
+    const logs = put(
+      'application/vnd.buildkit.status.v0',
+      Buffer.from(`#1 [internal] load build definition\n#1 DONE 0.0s\n`)
+    );
+    const manifest = json('application/vnd.oci.image.manifest.v1+json', {
       schemaVersion: 2,
       mediaType: 'application/vnd.oci.image.manifest.v1+json',
       config,
-      layers: []
+      layers: [logs]
     });
     return {...manifest, annotations: {'vnd.buildkit.history.reference': r.ref}};
   });
   const top =
     manifests.length === 1
       ? (({annotations: _a, ...m}) => m)(manifests[0])
-      : put('application/vnd.oci.image.index.v1+json', {
+      : json('application/vnd.oci.image.index.v1+json', {
           schemaVersion: 2,
           mediaType: 'application/vnd.oci.image.index.v1+json',
           manifests
         });
+  const index = {schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [top]};
   const files = [
-    ['oci-layout', Buffer.from(JSON.stringify({imageLayoutVersion: '1.0.0'}))],
-    [
-      'index.json',
-      Buffer.from(
-        JSON.stringify({schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [top]})
-      )
-    ],
-    ...[...blobs].map(([digest, data]) => [`blobs/sha256/${digest.slice('sha256:'.length)}`, data])
-  ];
+    ['blobs/', null, 0o755],
+    ['blobs/sha256/', null, 0o755],
+    ...[...blobs].map(([digest, data]) => [`blobs/sha256/${digest.slice('sha256:'.length)}`, data, 0o444]),
+    ['index.json', Buffer.from(JSON.stringify(index)), 0o644],
+    ['oci-layout', Buffer.from(JSON.stringify({imageLayoutVersion: '1.0.0'})), 0o444]
+  ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return gzipSync(tar(files));
 }
 
-/** A ustar archive of regular files. */
+/** A ustar archive of [name, data (null: a directory), mode] entries, owner 0, time 0. */
 function tar(files) {
   const parts = [];
-  for (const [name, data] of files) {
+  const octal = (n, width) => n.toString(8).padStart(width - 1, '0') + '\0';
+  for (const [name, data, mode] of files) {
     const h = Buffer.alloc(512);
     h.write(name, 0, 100, 'utf8');
-    h.write('0000644\0', 100);
-    h.write('0000000\0', 108);
-    h.write('0000000\0', 116);
-    h.write(data.length.toString(8).padStart(11, '0') + '\0', 124);
-    h.write(
-      Math.floor(Date.now() / 1000)
-        .toString(8)
-        .padStart(11, '0') + '\0',
-      136
-    );
+    h.write(octal(mode, 8), 100);
+    h.write(octal(0, 8), 108);
+    h.write(octal(0, 8), 116);
+    h.write(octal(data ? data.length : 0, 12), 124);
+    h.write(octal(0, 12), 136);
     h.write('        ', 148);
-    h.write('0', 156);
+    h.write(data ? '0' : '5', 156);
     h.write('ustar\0' + '00', 257);
     let sum = 0;
     for (const b of h) sum += b;
-    h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
-    parts.push(h, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+    h.write(octal(sum, 7) + ' ', 148);
+    parts.push(h);
+    if (data) parts.push(data, Buffer.alloc((512 - (data.length % 512)) % 512));
   }
   parts.push(Buffer.alloc(1024));
   return Buffer.concat(parts);

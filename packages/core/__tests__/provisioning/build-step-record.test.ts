@@ -1,7 +1,7 @@
 // The build record in a build step (assigned-builder.ts, shared-builder.ts, build-step.ts): exported from the
 // builders before their teardown, uploaded after it, recorded for the job summary; never failing the step.
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
-import {existsSync} from 'node:fs';
+import {existsSync, readdirSync} from 'node:fs';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -12,7 +12,15 @@ import type {UploadRecord} from '../../src/record/step-build-record.js';
 import {loadRun} from '../../src/report/run-recorder.js';
 import {assigned, httpError, readyDetails} from '../fakes/fake-builder-api.js';
 import {subcommand, type ExecCall} from '../fakes/fake-exec.js';
+import {readDockerbuild} from '../../../emulator/src/testing/dockerbuild-file.js';
+import {writeFixture} from '../record/dockerbuild-fixture.js';
 import {buildStepHarness, INSPECT, REMOTE} from './build-step-harness.js';
+
+/** The refs of a `buildx history export` argv: the positional arguments after `export`. */
+function historyExportRefs(args: string[]): string[] {
+  const rest = args.slice(args.indexOf('export') + 1);
+  return rest.filter((a, i) => !a.startsWith('-') && !['--builder', '--output'].includes(rest[i - 1] ?? ''));
+}
 
 let root: string;
 let config: string;
@@ -35,14 +43,19 @@ interface Opts {
   inputs?: Record<string, string>;
   exportFails?: string;
   env?: Record<string, string>;
+  /** `history export` writes a real record file of the refs asked (else a 6-byte stand-in). */
+  realFiles?: boolean;
 }
 
 /** A build step whose buildx is `version`, answering `buildx history` as a BuildKit with the refs left. */
 function harness(o: Opts = {}) {
   const uploaded: {name: string; existed: boolean; retentionDays?: number}[] = [];
+  /** The refs of the records in each uploaded file (realFiles only). */
+  const uploadedRefs: unknown[][] = [];
   const upload: UploadRecord = async u => {
     h.events.push('upload');
     uploaded.push({name: u.name, existed: existsSync(u.filePath), retentionDays: u.retentionDays});
+    if (o.realFiles) uploadedRefs.push(readDockerbuild(u.filePath).records.map(r => r['Ref']));
     return {artifactId: 7};
   };
   const h = buildStepHarness({root, inputs: o.inputs ?? REMOTE, uploadRecord: upload});
@@ -57,12 +70,18 @@ function harness(o: Opts = {}) {
     }
     if (sub === 'history export') {
       if (o.exportFails) return {exitCode: 1, stderr: o.exportFails};
-      await writeFile(c.args[c.args.indexOf('--output') + 1] as string, 'record');
+      const output = c.args[c.args.indexOf('--output') + 1] as string;
+      if (!o.realFiles) await writeFile(output, 'record');
+      else
+        writeFixture(
+          output,
+          historyExportRefs(c.args).map(ref => ({ref}))
+        );
     }
     return {};
   };
   h.deps.buildx = new Buildx({exec: h.exec, logger: h.io.logger, env: {BUILDX_CONFIG: config}});
-  return {...h, uploaded};
+  return {...h, uploaded, uploadedRefs};
 }
 
 const READY = readyDetails('10.0.0.1:1234', {arch: 'amd64'});
@@ -123,7 +142,7 @@ describe('the build record of a step on assigned builders', () => {
   });
 
   test('a builder lost and replaced: the lost one is exported before its teardown, then the new one', async () => {
-    const h = harness({inputs: {...REMOTE, retries: '1'}});
+    const h = harness({inputs: {...REMOTE, retries: '1'}, realFiles: true});
     h.api.onAssign('amd', assigned('b1'), assigned('b2'));
     h.api.onDetails('b1', READY, httpError('get builder details', 404));
     h.api.onDetails('b2', readyDetails('10.0.0.2:1234', {arch: 'amd64'}));
@@ -139,9 +158,11 @@ describe('the build record of a step on assigned builders', () => {
     });
     const order = h.events.filter(e => /^(docker:history export|teardown:|upload)/.test(e));
     expect(order).toEqual(['docker:history export', 'teardown:b1', 'docker:history export', 'teardown:b2', 'upload']);
-    expect(loadRun(h.io.state)?.buildRecord?.warnings).toEqual([
-      expect.stringMatching(/^the record of the replaced builder \(octo~app~ATTEMP\.dockerbuild\) is not uploaded/)
-    ]);
+    // One file of both builder sets' records, named after both refs.
+    expect(h.uploaded).toEqual([{name: 'octo~app~ATTEMP+1.dockerbuild', existed: true}]);
+    expect(h.uploadedRefs).toEqual([['attempt1refxxxx', 'attempt2refxxxx']]);
+    expect(loadRun(h.io.state)?.buildRecord).toMatchObject({fileName: 'octo~app~ATTEMP+1.dockerbuild', warnings: []});
+    expect(readdirSync(root).filter(f => f.endsWith('.dockerbuild'))).toEqual([]);
   });
 
   test('DOCKER_BUILD_RECORD_UPLOAD=false: exported and summarised, nothing uploaded', async () => {

@@ -30,6 +30,11 @@ export interface RecordExportOpts {
   plan: ExportPlan;
   /** The folder the file is written to (the step's private one). */
   dir: string;
+  /**
+   * The export's number in the step, from 0: a later one's file is `<seq>.<name>`, so that two builder sets'
+   * files never overwrite each other (their names come from 6 characters of a ref).
+   */
+  seq?: number;
   /** `owner/repo`, for the file's name. */
   repository?: string;
   /** When the build ended (ms of `clock`): the wait without --finalize counts from it. */
@@ -52,6 +57,8 @@ export interface RecordExport {
   filePath?: string;
   fileName?: string;
   sizeBytes?: number;
+  /** The refs the file holds (with `filePath`), in the order asked. */
+  refs?: string[];
   exportMs: number;
   entries: BuildRecordEntry[];
   /** What could not be had (a ref's facts, other nodes' records, the file), one line each. */
@@ -85,7 +92,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
     opts.repository,
     refs.map(r => r.ref)
   );
-  const filePath = join(opts.dir, fileName);
+  const filePath = join(opts.dir, opts.seq ? `${opts.seq}.${fileName}` : fileName);
   const args = historyExportArgs({
     builder: opts.builder,
     output: filePath,
@@ -125,7 +132,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
       warnings.push(why);
       return done({skipped: `The build record could not be exported: ${why}`, entries});
     }
-    return done({filePath, fileName, sizeBytes, entries});
+    return done({filePath, fileName, sizeBytes, refs: refs.map(r => r.ref), entries});
   } catch (e) {
     // Only the wait throws: the bound ran out, or the step was cancelled.
     const why = opts.signal?.aborted

@@ -1,15 +1,18 @@
-import {rmSync} from 'node:fs';
+import {renameSync, rmSync, statSync} from 'node:fs';
+import {join} from 'node:path';
 import {systemClock, type Clock} from '../clock.js';
 import type {BuildMetadata} from '../docker/build-result.js';
+import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordReport, RecordUpload} from '../report/run-record.js';
 import type {RunRecorder} from '../report/run-recorder.js';
 import {exportRecord, type BuildxCommand, type RecordExport} from './record-export.js';
+import {recordFileName} from './record-file-name.js';
 import {recordSkipReason} from './record-gate.js';
 import {exportPlan, type ExportPlan} from './record-plan.js';
 import {refsFromFolder, refsFromMetadata, uniqueRefs} from './record-refs.js';
 import {readRecordSwitches, RecordEnv, type RecordSwitches} from './record-switches.js';
-import {uploadBuildRecord} from './record-upload.js';
+import {preloadArtifactClient, uploadBuildRecord} from './record-upload.js';
 
 /** Uploads a record file as one artifact; never throws (record-upload.ts's uploadBuildRecord in production). */
 export type UploadRecord = (opts: {
@@ -19,6 +22,9 @@ export type UploadRecord = (opts: {
   env?: NodeJS.ProcessEnv;
   retentionDays?: number;
 }) => Promise<RecordUpload>;
+
+/** An export that wrote a file, with the builder it came from. */
+type ExportedFile = RecordExport & {builder: string; filePath: string; fileName: string};
 
 export interface StepBuildRecordOpts {
   /** Runs `docker buildx …` (Buildx.command). */
@@ -62,7 +68,7 @@ export class StepBuildRecord {
   readonly #switches: RecordSwitches;
   /** Builds after this (epoch ms) are the step's: the refs folder is read from it on. */
   readonly #since: number;
-  readonly #exports: RecordExport[] = [];
+  readonly #exports: (RecordExport & {builder: string})[] = [];
   #told = false;
 
   constructor(opts: StepBuildRecordOpts) {
@@ -72,6 +78,8 @@ export class StepBuildRecord {
     this.#skipped = recordSkipReason(opts);
     this.#plan = exportPlan(opts.buildxVersion);
     this.#switches = this.#skipped === undefined ? readRecordSwitches(opts.env, opts.logger) : {upload: false};
+    // The upload's client loads while the step waits for its builders, not after the teardown.
+    if (this.#switches.upload && opts.upload === undefined) preloadArtifactClient(opts.env);
   }
 
   /** Why there is no record (docker's words), or undefined. */
@@ -93,7 +101,7 @@ export class StepBuildRecord {
     const endedAt = this.#clock.now();
     const o = this.#opts;
     if (o.signal?.aborted) {
-      this.#exports.push({skipped: 'the step was cancelled', entries: [], warnings: [], exportMs: 0});
+      this.#exports.push({skipped: 'the step was cancelled', entries: [], warnings: [], exportMs: 0, builder});
       return;
     }
     let metadata: BuildMetadata | undefined;
@@ -115,6 +123,7 @@ export class StepBuildRecord {
         refs,
         plan: this.#plan,
         dir: o.dir,
+        seq: this.#exports.length,
         repository: o.repository,
         endedAt,
         boundMs: o.boundMs,
@@ -131,13 +140,13 @@ export class StepBuildRecord {
       }
       return r;
     });
-    this.#exports.push(exported);
+    this.#exports.push({...exported, builder});
   }
 
   /**
-   * After the teardown: uploads the exported file (unless DOCKER_BUILD_RECORD_UPLOAD=false), removes it, and
-   * records the report. A step whose builds went to several builders (a retry on new ones) keeps the last
-   * exported file; the others' builds stay in the entries and a warning says so.
+   * After the teardown: merges the exported files into the step's one record file when its builds went to
+   * several builder sets (a retry on new builders), uploads it (unless DOCKER_BUILD_RECORD_UPLOAD=false),
+   * removes the files, and records the report.
    */
   async publish(recorder: Pick<RunRecorder, 'buildRecord'>): Promise<BuildRecordReport> {
     const report = await this.#publish();
@@ -152,17 +161,15 @@ export class StepBuildRecord {
     const entries = exports.flatMap(e => e.entries);
     const warnings = exports.flatMap(e => e.warnings);
     const exportMs = exports.reduce((sum, e) => sum + e.exportMs, 0);
-    const files = exports.filter(e => e.filePath !== undefined);
-    const file = files[files.length - 1];
     if (exports.length === 0) return {skipped: 'No build ran', entries, warnings};
-    if (!file?.filePath || !file.fileName) {
-      return {skipped: exports[exports.length - 1]?.skipped ?? 'No build record', entries, warnings, exportMs};
-    }
-    for (const dropped of files.slice(0, -1)) {
-      warnings.push(
-        `the record of the replaced builder (${dropped.fileName}) is not uploaded: one record file per step`
-      );
-      remove(dropped.filePath);
+    const files = exports.filter((e): e is ExportedFile => e.filePath !== undefined && e.fileName !== undefined);
+    const file = await this.#oneFile(files, warnings);
+    if (file === undefined) {
+      const skipped =
+        files.length > 0
+          ? 'The build record could not be exported: no exported file could be read'
+          : (exports[exports.length - 1]?.skipped ?? 'No build record');
+      return {skipped, entries, warnings, exportMs};
     }
     const report: BuildRecordReport = {fileName: file.fileName, sizeBytes: file.sizeBytes, exportMs, entries, warnings};
     if (!this.#switches.upload) {
@@ -180,6 +187,49 @@ export class StepBuildRecord {
     }
     remove(file.filePath);
     return report;
+  }
+
+  /**
+   * The step's one record file: the export's own when there is one, else every export's records merged into
+   * one file named after all their refs (record-merge.ts); a file that cannot be merged is left out with a
+   * warning. The merged inputs are removed.
+   */
+  async #oneFile(files: ExportedFile[], warnings: string[]): Promise<ExportedFile | undefined> {
+    const [only] = files;
+    if (files.length <= 1) return only;
+    const {logger, dir, repository} = this.#opts;
+    // Only a step whose builds moved to new builders gets here: the merge code is loaded for it alone.
+    const {mergeRecordFiles} = await import('./record-merge.js');
+    const refs = [...new Set(files.flatMap(f => f.refs ?? []))];
+    const fileName = recordFileName(repository, refs);
+    const filePath = join(dir, fileName);
+    try {
+      const merged = await mergeRecordFiles({
+        files: files.map(f => ({path: f.filePath, label: `builder "${f.builder}"`})),
+        output: filePath
+      });
+      for (const w of merged.warnings) logger.warning(`Build record: ${w}`);
+      warnings.push(...merged.warnings);
+      for (const f of files) if (f.filePath !== filePath) remove(f.filePath);
+      if (merged.merged.length === 0) return undefined;
+      const kept = files.filter(f => merged.merged.includes(f.filePath));
+      const keptRefs = [...new Set(kept.flatMap(f => f.refs ?? []))];
+      const name = recordFileName(repository, keptRefs);
+      const path = join(dir, name);
+      if (path !== filePath) renameSync(filePath, path);
+      const sizeBytes = statSync(path).size;
+      logger.info(
+        `Merged the records of ${kept.length} builder sets into ${name} (${sizeBytes} bytes, ${merged.records} builds)`
+      );
+      return {...kept[kept.length - 1]!, filePath: path, fileName: name, sizeBytes, refs: keptRefs};
+    } catch (e) {
+      const last = files[files.length - 1]!;
+      const why = `the record files could not be merged (${errorMessage(e)}): only ${last.fileName} is uploaded`;
+      logger.warning(`Build record: ${why}`);
+      warnings.push(why);
+      for (const f of files) if (f !== last) remove(f.filePath);
+      return last;
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import {createBuilderApiClient, grpcBuildkitInfo, parseBuilderEndpoint} from '@r
 import {Emulator, type ProfileConfig} from '../index.js';
 import {runAction, type ActionRunResult} from '../harness/index.js';
 import {benchDockerCli, peerRows} from './peers.js';
+import {recordRows} from './record.js';
 import type {Row} from './row.js';
 import {warnIfPoolRanOut} from './pool.js';
 import {stats} from './stats.js';
@@ -445,6 +446,8 @@ async function main(): Promise<void> {
     const baseline = process.env['BENCH_BASELINE_DIST'] || undefined;
     rows.push(...(await peerRows({runs: RUNS, dist: DIST, fakeDocker: FAKE_DOCKER, dockerCli, baseline})));
   }
+  // Needs the real BuildKit of the end-to-end environment (docs/e2e.md): only when asked for by name.
+  if (only.includes('record')) rows.push(...(await recordRows({runs: RUNS, dist: DIST})));
   if (want('latency')) {
     await readinessLag([1500], 50);
     await setupOverhead([1], 50);

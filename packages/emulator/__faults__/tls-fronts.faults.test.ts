@@ -2,10 +2,10 @@
 // offers. Many fronts close a connection that sends nothing after the handshake (load balancers, TLS
 // terminators, sidecars); readiness sends HTTP/2's preface at once and must accept those, call a builder ready
 // only once it answers HTTP/2, and say whose certificate was refused. The readiness probe is core's, the same
-// for every action: each front on configure and one build action (onePerKind).
+// for every action: each front on one action, configure, build-push and bake in turn (oneEach).
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import type {BuilderBehaviour, Emulator} from '@remote-builder-actions/emulator';
-import {ACTIONS, onePerKind, requireBundles} from './kit/actions.js';
+import {ACTIONS, oneEach, requireBundles} from './kit/actions.js';
 import {PROFILES} from './kit/job.js';
 import {cases, runScenario, type Scenario, type ScenarioContext} from './kit/scenario.js';
 import {reportScan} from './kit/secret-scan.js';
@@ -125,7 +125,7 @@ const NO_HTTP2: Scenario = {
   }
 };
 
-export const SCENARIOS: Scenario[] = onePerKind<Scenario>([
+export const SCENARIOS: Scenario[] = oneEach<Scenario>([
   ...ACCEPTED,
   PROFILE_FRONT,
   ...REFUSED,

@@ -1,4 +1,4 @@
-import {describe, expect, test} from '@jest/globals';
+import {describe, expect, jest, test} from '@jest/globals';
 import {ManualClock, sleep, systemClock} from '../src/clock.js';
 
 describe('ManualClock', () => {
@@ -41,9 +41,21 @@ describe('sleep', () => {
     expect(done).toBe(true);
   });
 
-  test('the system clock uses real timers', async () => {
-    const start = Date.now();
-    await sleep(systemClock, 5);
-    expect(Date.now() - start).toBeGreaterThanOrEqual(4);
+  test('the system clock uses the timers of the process (setTimeout) and Date.now', async () => {
+    jest.useFakeTimers({now: 5000});
+    try {
+      expect(systemClock.now()).toBe(5000);
+      let done = false;
+      const p = sleep(systemClock, 5).then(() => (done = true));
+      jest.advanceTimersByTime(4);
+      await Promise.resolve();
+      expect(done).toBe(false);
+      jest.advanceTimersByTime(1);
+      await p;
+      expect(done).toBe(true);
+      expect(systemClock.now()).toBe(5005);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -112,6 +112,17 @@ export function onePerKind<T extends {appliesTo?: (a: ActionUnderTest) => boolea
 }
 
 /**
+ * A group of cases that fail (or are absorbed) in main on core's shared path before the build (inputs, assignment,
+ * readiness, buildx setup): every action takes that path the same way and main tears down what it assigned, so
+ * one run proves it. Each case runs on ONE action, configure, build-push and bake in turn, so every bundle meets
+ * the group; a case that names its actions (appliesTo) keeps them. Where the actions differ (configure tears
+ * down in post after a success, a build action in main), onePerKind keeps configure and a build action.
+ */
+export function oneEach<T extends {appliesTo?: (a: ActionUnderTest) => boolean}>(group: T[]): T[] {
+  return group.map((c, i) => (c.appliesTo ? c : {...c, appliesTo: (a: ActionUnderTest) => a === ACTIONS[i % 3]}));
+}
+
+/**
  * For a group of build-only cases on a path the build actions share (around each one's own build command): the
  * first case (the group's control) on both, the others on build-push and bake in turn.
  */

@@ -505,8 +505,9 @@ describe('builder ls', () => {
     const state = (name: string) => JSON.parse(readFileSync(join(b.stateDir, `${name}.json`), 'utf8'));
     const [one, two] = [state('one'), state('two')];
     const [twoA, twoB] = two.builder.builderIds as string[];
-    // Seen 1 h 2 min 3 s after "one" was brought up; one of the two builders of "two" torn down behind its back.
-    const clock = new ManualClock(Date.parse(one.createdAt) + 3723000);
+    // Seen 1 h 2 min 3 s after "two" was brought up (so "one", up before it, shows 1h 2m too unless a loaded
+    // machine took a minute between them); one of the two builders of "two" torn down behind its back.
+    const clock = new ManualClock(Date.parse(two.createdAt) + 3723000);
     await fetch(`${emu.url}/api/v1/builders/${twoB}/teardown`, {
       method: 'DELETE',
       headers: {Authorization: `Bearer ${KEY}`}

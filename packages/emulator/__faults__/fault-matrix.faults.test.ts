@@ -194,8 +194,9 @@ const ASSIGN: Scenario[] = oneEach<Scenario>([
   },
   {
     id: 'assign answer slower than the whole timeout: the late answer is waited for and torn down',
-    setup: emu => emu.addFault({route: 'assign', delayMs: 3000, times: 1}),
-    job: {inputs: {timeout: '1500'}},
+    // Late by 500 ms: the grace for a late answer (5 s) has room for a loaded machine.
+    setup: emu => emu.addFault({route: 'assign', delayMs: 1500, times: 1}),
+    job: {inputs: {timeout: '1000'}},
     expect: {
       exit: 1,
       error:

@@ -31,13 +31,21 @@ export const PROFILES: ProfileConfig[] = [
  * a fresh builder's details 404 means "not visible yet" for 10 s), which are sized for a real service. The
  * emulator answers in milliseconds, so seconds prove the same thing (the rounds stop when the budget is spent,
  * the warning names what may be billed, a 404 past the grace means gone) without holding a step 45 s. A job's
- * own env overrides them; core's unit tests cover the defaults. The teardown budget leaves room for a teardown
- * the emulator delays by 1.2 s (a signal during post) and for two retries with backoff (500 ms, 1 s).
+ * own env overrides them; core's unit tests cover the defaults. No scenario waits out the teardown budget unless
+ * it sets its own (the refused-teardown ones: 2 s): this one only bounds a teardown that succeeds, the one the
+ * emulator delays by 1.2 s (a signal during post) and two retries with backoff (500 ms, 1 s), with room for a
+ * loaded machine (4 s ran out once: the emulator lives in the jest worker, which runs 8 jobs at once).
  */
 export const FAULT_BUDGETS: Record<string, string> = {
-  [Env.TeardownTimeoutMs]: '4000',
+  [Env.TeardownTimeoutMs]: '15000',
   [Env.Details404GraceMs]: '2000'
 };
+
+/**
+ * The `timeout` input of a job that does not set its own: only the scenarios that set one wait it out, so this
+ * bounds a wait that succeeds, with room for a loaded machine (10 s ran out once, a readiness proof starved).
+ */
+export const JOB_TIMEOUT_MS = 30_000;
 
 /** A fresh emulator (its own ledger and faults) for one scenario. */
 export function startEmulator(profiles: ProfileConfig[] = PROFILES, buildkit?: BuildkitEmulation): Promise<Emulator> {
@@ -47,7 +55,9 @@ export function startEmulator(profiles: ProfileConfig[] = PROFILES, buildkit?: B
 export interface JobOpts {
   action: ActionUnderTest;
   emu: Emulator;
-  /** Over the defaults: api-url, api-key, profile-name "p", timeout 10000, and the action's own inputs. */
+  /**
+   * Over the defaults: api-url, api-key, profile-name "p", timeout JOB_TIMEOUT_MS, and the action's own inputs.
+   */
   inputs?: Record<string, string>;
   /** Inputs removed from the defaults (e.g. api-key). */
   without?: string[];
@@ -102,7 +112,7 @@ export async function runJob(opts: JobOpts): Promise<JobResult> {
     'api-url': emu.url + (opts.apiUrlSuffix ?? ''),
     'api-key': API_KEY,
     'profile-name': 'p',
-    timeout: '10000',
+    timeout: String(JOB_TIMEOUT_MS),
     ...action.inputs,
     ...opts.inputs
   };

@@ -65,7 +65,6 @@ import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {connect} from 'node:tls';
 import {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} from './buildx-store.mjs';
 import {endBuild, history, newRef, startBuild} from './build-history.mjs';
 import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
@@ -625,7 +624,9 @@ function tabulate(rows, minWidth, padding) {
  * A mutual-TLS handshake with a remote node (its --driver-opt files), as buildx's remote driver connects; after
  * `timeoutMs` it fails as buildx does ("context deadline exceeded").
  */
-function handshake(n, timeoutMs) {
+async function handshake(n, timeoutMs) {
+  // Loaded here, not at the top: node:tls costs every other call of the fake docker ~30 ms of CPU.
+  const {connect} = await import('node:tls');
   return new Promise((resolve, reject) => {
     const url = new URL(n.endpoint);
     const s = connect({

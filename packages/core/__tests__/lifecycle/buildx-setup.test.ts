@@ -143,7 +143,7 @@ describe('BuildxSetup', () => {
           {
             Name: opt('--node'),
             Endpoint: args[args.length - 1],
-            Platforms: [{architecture: 'amd64', os: 'linux'}],
+            Platforms: args.includes('--platform') ? [{architecture: 'amd64', os: 'linux'}] : null,
             DriverOpts: opts,
             Flags: null,
             Files: null
@@ -188,6 +188,71 @@ describe('BuildxSetup', () => {
         ['n1', 'tcp://10.0.0.2:1', join(certDir, 'n1', 'ca.pem')],
         ['n0', 'tcp://10.0.0.1:1', join(certDir, 'n0', 'ca.pem')],
         ['n2', 'tcp://10.0.0.3:1', join(certDir, 'n2', 'ca.pem')]
+      ]);
+    });
+
+    test('prepare() creates the builder before any is ready; the first added takes its placeholder node, no process', async () => {
+      const exec = buildxWritingRecords();
+      const {setup: s, created, logger} = setup(exec, {use: true}, {BUILDX_CONFIG: config});
+      s.prepare();
+      await new Promise(resolve => setImmediate(resolve));
+      expect(exec.argvs).toEqual([
+        [
+          'buildx',
+          'create',
+          '--name',
+          'rb',
+          '--node',
+          'n0',
+          '--driver',
+          'remote',
+          '--driver-opt',
+          `cacert=${join(certDir, 'n0', 'ca.pem')},cert=${join(certDir, 'n0', 'cert.pem')},key=${join(certDir, 'n0', 'key.pem')}`,
+          '--use',
+          'tcp://127.0.0.1:1'
+        ]
+      ]);
+      s.add(ready('b1', '10.0.0.2:1'), 1);
+      s.add(ready('b0', '10.0.0.1:1'), 0);
+      await s.nodes();
+      // The builder existed (the state told so) once the placeholder's create ended; no process after it.
+      expect({created, calls: exec.argvs.length}).toEqual({created: [1], calls: 1});
+      const stored = JSON.parse(await readFile(join(config, 'instances', 'rb'), 'utf8')) as {
+        Nodes: {Name: string; Endpoint: string; Platforms: unknown; DriverOpts: Record<string, string>}[];
+      };
+      expect(stored.Nodes.map(n => [n.Name, n.Endpoint, n.Platforms, n.DriverOpts['key']])).toEqual([
+        // buildx drops a platform the next node also has from the nodes before it (validateDuplicates).
+        ['n1', 'tcp://10.0.0.2:1', [], join(certDir, 'n1', 'key.pem')],
+        ['n0', 'tcp://10.0.0.1:1', [{architecture: 'amd64', os: 'linux'}], join(certDir, 'n0', 'key.pem')]
+      ]);
+      expect(logger.messages('info')).toEqual([
+        'Set node n1 of buildx builder "rb" to tcp://10.0.0.2:1',
+        'Added node n0 to buildx builder "rb"'
+      ]);
+    });
+
+    test('prepare() and a record not ours to write → the builder is removed and created anew for the first added', async () => {
+      const exec = new FakeExec(async c => {
+        if (subcommand(c.args) === 'create' && !c.args.includes('--append')) {
+          await writeFile(join(config, 'instances', 'rb'), JSON.stringify({...record(c.args), Dynamic: true}));
+        }
+        return {};
+      });
+      const {setup: s} = setup(exec, {}, {BUILDX_CONFIG: config});
+      s.prepare();
+      s.add(ready('b0', '10.0.0.1:1'), 0);
+      s.add(ready('b1', '10.0.0.2:1'), 1);
+      await s.nodes();
+      const what = (a: string[]): string[] => [
+        a.includes('--append') ? 'append' : subcommand(a),
+        a.includes('--node') ? a[a.indexOf('--node') + 1]! : '',
+        a[a.length - 1]!
+      ];
+      expect(exec.argvs.map(what)).toEqual([
+        ['create', 'n0', 'tcp://127.0.0.1:1'],
+        ['rm', '', 'rb'],
+        ['create', 'n0', 'tcp://10.0.0.1:1'],
+        ['append', 'n1', 'tcp://10.0.0.2:1']
       ]);
     });
 

@@ -44,6 +44,8 @@ export interface AppendNodesToStoreOpts {
   existing: StoreNode[];
   /** The nodes to add, in order: one write, the record successive `create --append`s would leave. */
   nodes: StoreNode[];
+  /** Replace `existing` (a placeholder's record) with `nodes`: the record their create and appends would leave. */
+  replace?: boolean;
 }
 
 /** store.ValidateName: a builder or node name; buildx stores it lower-cased. */
@@ -85,7 +87,7 @@ export function appendNodesToStore(opts: AppendNodesToStoreOpts): StoreAppend {
   let next: StoreRecord;
   try {
     expected = recordFor(builder, existing);
-    next = expected;
+    next = opts.replace ? {...expected, Nodes: []} : expected;
     for (const node of nodes) {
       const added = recordNode(node);
       checkNewNode(added, next);

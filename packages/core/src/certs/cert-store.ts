@@ -33,11 +33,17 @@ export function writeBuilderCerts(certDir: string, builderId: string, pems: Buil
   const dir = join(certDir, safeName(builderId));
   mkdirSync(dir, {recursive: true, mode: 0o700});
   chmodSync(dir, 0o700);
-  const paths: NodeCertPaths = {cacert: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem')};
+  const paths = builderCertPaths(certDir, builderId);
   writePrivate(paths.cacert, pems.ca);
   writePrivate(paths.cert, pems.cert);
   writePrivate(paths.key, pems.key);
   return paths;
+}
+
+/** Where writeBuilderCerts puts one builder's certificates (nothing is written). */
+export function builderCertPaths(certDir: string, builderId: string): NodeCertPaths {
+  const dir = join(certDir, safeName(builderId));
+  return {cacert: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem')};
 }
 
 /**

@@ -1,51 +1,24 @@
-import type {Buildx} from '../buildx/buildx.js';
-import type {NodeCertPaths} from '../buildx/buildx-args.js';
-import {appendNodesToStore, type StoreNode} from '../buildx/buildx-store.js';
 import {writeBuilderCerts} from '../certs/cert-store.js';
 import type {Clock} from '../clock.js';
 import {parseBuilderInspect, type InspectedBuilder} from '../docker/builder-inspect.js';
-import type {Logger} from '../logger.js';
 import type {BuildkitInfo, BuildkitInfoCall} from './buildkit-info.js';
 import {CancelledError} from './cancelled-error.js';
+import {BuildxRecord, type BuildxRecordOpts, type ProvisionedNode} from './buildx-record.js';
 import type {ReadyBuilder} from './readiness.js';
 
-/** One buildx node, backed by one remote builder. */
-export interface ProvisionedNode {
-  /** buildx node name. */
-  name: string;
-  builderId: string;
-  /** `tcp://host:port`. */
-  endpoint: string;
-  platforms: string[];
-  certs: NodeCertPaths;
-}
+export type {ProvisionedNode} from './buildx-record.js';
 
-export interface BuildxSetupOpts {
-  buildx: Buildx;
+export interface BuildxSetupOpts extends Omit<BuildxRecordOpts, 'halted' | 'timeLeft'> {
   clock: Clock;
-  logger: Logger;
-  /** buildx builder name. */
-  builderName: string;
-  /** The private folder the certificates go to. */
-  certDir: string;
-  /** Node names by builder index (stable whatever order the builders become ready in). */
-  nodeNames: string[];
   /** false: only the certificates are written. */
   setupBuildx: boolean;
-  /** Make the builder buildx's default. */
-  use: boolean;
   /** Epoch ms (on `clock`) by which every buildx call must end. */
   deadline: number;
-  signal?: AbortSignal;
-  /** Called once the buildx builder exists (its first node created), so the state can say so at once. */
-  onCreated: () => void;
   /**
    * Asks a builder's BuildKit for its version (when added, and once ready if it did not answer); when every
    * node answers, `buildx inspect --bootstrap` is not run. None: always bootstrap.
    */
   buildkitInfo?: BuildkitInfoCall;
-  /** Writes nodes into buildx's record of the builder; default appendNodesToStore. */
-  appendNodes?: typeof appendNodesToStore;
 }
 
 const PHASE = 'while setting up the buildx builder';
@@ -55,10 +28,9 @@ const INFO_TIMEOUT_MS = 5000;
 
 /**
  * BuildxSetup makes each builder a buildx node the moment its details are complete (add), while readiness
- * still checks its TLS, not once all are ready: its certificates are written at once, then its node is added:
- * the first builder added creates the buildx builder, the others join it once it exists, by writing buildx's
- * record of the builder directly when it holds exactly what buildx wrote (buildx-store.ts: no process, where
- * `create --append` costs one each under buildx's store lock), else with `create --append`. Its BuildKit is
+ * still checks its TLS, not once all are ready: its certificates are written at once, then its node is added
+ * to buildx's record (BuildxRecord: created by the first, joined by the others; prepare() creates it before
+ * any builder is ready, when it can, so that the first node's create is off the critical path). Its BuildKit is
  * asked its version (Control/Info) at once (that call's connection is also readiness's proof: see add), and
  * again once the builder is proven ready (ready) if it did not answer before; when all answer, inspect()
  * needs no `buildx inspect --bootstrap`. Node names follow the builders' order in the assignment; the order
@@ -71,24 +43,27 @@ export class BuildxSetup {
   readonly #nodes: ProvisionedNode[] = [];
   readonly #facts: Promise<BuildkitInfo>[] = [];
   readonly #work: Promise<void>[] = [];
-  /** The nodes in buildx's record, in its order, while the record is written directly; undefined once not. */
-  #stored: StoreNode[] | undefined = [];
-  /** Nodes waiting for the next direct write of the record, each told whether it was written. */
-  #toWrite: {node: ProvisionedNode; written: Deferred<boolean>}[] = [];
+  readonly #record: BuildxRecord;
   readonly #failed = new AbortController();
-  /** Settles with the first node's `buildx create`. */
-  readonly #created = deferred();
-  #creatorChosen = false;
   #halted = false;
+  /** Whether any builder was added (inspect() needs one). */
+  #added = false;
 
   constructor(opts: BuildxSetupOpts) {
     this.#opts = opts;
-    this.#created.promise.catch(() => undefined);
+    this.#record = new BuildxRecord({...opts, halted: () => this.#halted, timeLeft: () => this.#timeLeft()});
   }
 
   /** Aborts with the first failure of the setup. */
   get failed(): AbortSignal {
     return this.#failed.signal;
+  }
+
+  /** Creates the buildx builder before any builder is ready, when it can (BuildxRecord.prepare). */
+  prepare(): void {
+    if (!this.#opts.setupBuildx || this.#halted) return;
+    const made = this.#record.prepare();
+    if (made) this.#track(made);
   }
 
   /**
@@ -100,8 +75,7 @@ export class BuildxSetup {
     if (this.#halted) return undefined;
     const o = this.#opts;
     const name = o.nodeNames[index] ?? `node-${index}`;
-    const creator = !this.#creatorChosen;
-    this.#creatorChosen = true;
+    this.#added = true;
     // Runs synchronously up to the spawn of the first node's `buildx create` (the certificates are written
     // synchronously), so that process starts before the TLS work below and readiness's probe.
     const work = (async () => {
@@ -113,15 +87,10 @@ export class BuildxSetup {
         platforms: ready.platforms,
         certs
       };
-      if (o.setupBuildx) await this.#addNode(node, creator);
+      if (o.setupBuildx) await this.#record.add(node);
       this.#nodes[index] = node;
     })();
-    this.#work.push(
-      work.catch((e: unknown) => {
-        this.#halted = true;
-        if (!this.#failed.signal.aborted) this.#failed.abort(e);
-      })
-    );
+    this.#track(work);
     if (!o.setupBuildx) return undefined;
     // Asked at once: its connection is readiness's proof, and the answer usually comes before the node is made.
     const info = this.#askVersion(ready);
@@ -160,7 +129,7 @@ export class BuildxSetup {
    */
   async inspect(): Promise<InspectedBuilder> {
     const o = this.#opts;
-    if (!this.#creatorChosen) throw new Error('no builder to set up');
+    if (!this.#added) throw new Error('no builder to set up');
     if (o.signal?.aborted) throw new CancelledError(PHASE);
     // Each node with what its BuildKit answered (flatMap skips the indexes of builders that have no node).
     const asked = this.#nodes.flatMap((node, i) => [{node, info: this.#facts[i] ?? NOT_ASKED}]);
@@ -204,101 +173,17 @@ export class BuildxSetup {
     });
   }
 
-  /**
-   * The first builder ready creates the builder; every other one waits for that, then joins it: by a direct
-   * write of buildx's record (the nodes that wait together in one write), while the record is what buildx
-   * and we wrote; else by `create --append` (buildx runs it under its store's file lock, so appends to one
-   * builder may be started together: each reads the store as the one before left it).
-   */
-  async #addNode(node: ProvisionedNode, creator: boolean): Promise<void> {
-    if (creator) {
-      try {
-        await this.#create(node, false);
-        this.#stored?.push(storeNode(node));
-        this.#created.resolve();
-      } catch (e) {
-        this.#created.reject(e);
-        throw e;
-      }
-      return;
-    }
-    await this.#created.promise;
-    const written = deferred<boolean>();
-    this.#toWrite.push({node, written});
-    // After the other nodes that were waiting for the create have queued too: they go in the same write.
-    queueMicrotask(() => this.#writeRecord());
-    if (!(await written.promise)) await this.#create(node, true);
-  }
-
-  /**
-   * Adds every node waiting to buildx's record in one direct write (synchronous, so writes never overlap);
-   * each is told false when the record is not ours to write (then never again: `create --append` instead).
-   */
-  #writeRecord(): void {
-    const o = this.#opts;
-    const batch = this.#toWrite;
-    if (batch.length === 0) return;
-    this.#toWrite = [];
-    const stored = this.#stored;
-    if (!stored || this.#halted) return batch.forEach(b => b.written.resolve(false));
-    if (o.signal?.aborted) return batch.forEach(b => b.written.reject(new CancelledError(PHASE)));
-    const added = batch.map(b => storeNode(b.node));
-    const result = (o.appendNodes ?? appendNodesToStore)({
-      configDir: o.buildx.configDir(),
-      builder: o.builderName,
-      existing: stored,
-      nodes: added
-    });
-    if (result.appended) {
-      stored.push(...added);
-      for (const b of batch) o.logger.info(`Added node ${b.node.name} to buildx builder "${o.builderName}"`);
-    } else {
-      o.logger.debug(`BuildxSetup: ${result.why}; appending with \`buildx create --append\``);
-      this.#stored = undefined;
-    }
-    for (const b of batch) b.written.resolve(result.appended);
-  }
-
-  async #create(node: ProvisionedNode, append: boolean): Promise<void> {
-    const o = this.#opts;
-    if (this.#halted) return;
-    if (o.signal?.aborted) throw new CancelledError(PHASE);
-    await o.buildx.createNode(
-      {
-        name: o.builderName,
-        node: node.name,
-        endpoint: node.endpoint,
-        certs: node.certs,
-        platforms: node.platforms,
-        append,
-        use: o.use
-      },
-      {signal: o.signal, timeoutMs: this.#timeLeft()}
+  /** Keeps `work` for nodes() and halt(); its failure ends the setup. */
+  #track(work: Promise<void>): void {
+    this.#work.push(
+      work.catch((e: unknown) => {
+        this.#halted = true;
+        if (!this.#failed.signal.aborted) this.#failed.abort(e);
+      })
     );
-    if (!append) o.onCreated();
   }
 
   #timeLeft(): number {
     return Math.max(1000, this.#opts.deadline - this.#opts.clock.now());
   }
-}
-
-function storeNode(n: ProvisionedNode): StoreNode {
-  return {name: n.name, endpoint: n.endpoint, platforms: n.platforms, certs: n.certs};
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(e: unknown): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return {promise, resolve, reject};
 }

@@ -46,28 +46,21 @@ export function forgetBuilder(dir: string, name: string, logger: Logger): boolea
   return removed;
 }
 
-/** The names in a directory; none when it cannot be read. */
-function entries(dir: string): string[] {
+/** What `read` returns, or `fallback` when it throws (a missing or unreadable file, bad JSON). */
+function orElse<T>(read: () => T, fallback: T): T {
   try {
-    return readdirSync(dir);
+    return read();
   } catch {
-    return [];
+    return fallback;
   }
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
+/** The names in a directory; none when it cannot be read. */
+const entries = (dir: string): string[] => orElse(() => readdirSync(dir), []);
+
+const readText = (path: string): string | undefined => orElse(() => readFileSync(path, 'utf8'), undefined);
 
 function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(readText(path) ?? '');
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const v: unknown = orElse(() => JSON.parse(readText(path) ?? '') as unknown, undefined);
+  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
 }

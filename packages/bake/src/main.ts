@@ -1,8 +1,8 @@
 // First: starts the step's `buildx version` while the rest of the bundle loads (see early.ts).
 import './early.js';
 import {actionsIO} from '@remote-builder-actions/core/actions';
-import {runStep} from '@remote-builder-actions/core';
+import {runHook} from '@remote-builder-actions/core';
 import {bake} from './bake.js';
 
 const io = actionsIO();
-void runStep(io, 'main', signal => bake({io, signal}));
+void runHook(io, 'main', signal => bake({io, signal}));

@@ -1,14 +1,14 @@
 import {join} from 'node:path';
 import {
-  Provisioner,
-  RunRecorder,
+  StepRun,
   assignTimeoutFor,
   closeRun,
   errorMessage,
   loadBuilderState,
   loadRun,
+  pendingBuilderIds,
   postCleanup,
-  resolveTeardownTimeoutMs,
+  teardownLimits,
   type BuilderSize,
   type Buildx,
   type PostCleanupResult,
@@ -49,7 +49,7 @@ export function defaultCertRoot(ctx: CommandContext): string {
 }
 
 /**
- * Brings a builder up through core's Provisioner, as the actions do: local checks (docker buildx, the form
+ * Brings a builder up through core's StepRun, as the actions do: local checks (docker buildx, the form
  * of --platforms, the command of `builder run`; nothing is assigned if one fails), assign, wait, write the
  * certificates and create the buildx builder, saving state to `statePath` from the first answer on. On any
  * failure or cancellation after that, what was assigned is torn down (and the state file removed when
@@ -61,19 +61,14 @@ export async function bringUp(ctx: CommandContext, o: UpOptions): Promise<Sessio
   const apiUrl = ctx.apiUrl();
   const buildx = ctx.buildx();
   const token = ctx.token();
-  // The builders' billing times, kept in the state file with the rest: `down` prints what they cost.
-  // (`builder up` is configure's flow; no job summary is written from it.)
-  const recorder = new RunRecorder({
+  // `builder up` is configure's run: its record (the builders' billing times) is kept in the state file with
+  // the rest, and `down` prints what they cost; no job summary is written from it.
+  const run = new StepRun({
     action: 'configure',
-    state: store,
-    sizeHint: o.size,
-    summary: false,
-    secrets: [token]
-  });
-  const provisioner = new Provisioner({
     apiUrl,
     token,
-    recorder,
+    sizeHint: o.size,
+    summary: false,
     state: store,
     logger: ctx.logger,
     buildx,
@@ -90,17 +85,17 @@ export async function bringUp(ctx: CommandContext, o: UpOptions): Promise<Sessio
     probe: ctx.deps.probe,
     schedule: ctx.deps.schedule
   });
-  await provisioner.checkLocal({
+  await run.checkLocal({
     buildx: {},
     platforms: {values: o.platforms, name: '--platforms'},
     command: o.command === undefined ? undefined : {name: o.command, env: ctx.env, cwd: ctx.deps.cwd ?? process.cwd()}
   });
   let builder: ProvisionedBuilder;
   try {
-    builder = await provisioner.provision({profiles: o.profiles, setupBuildx: true, use: o.use});
+    builder = await run.provision({profiles: o.profiles, setupBuildx: true, use: o.use});
     // After the assignment: the service's profile listing does not show a profile's architectures (spec
     // §4.5), so only the ready builders tell which platforms they run; a mismatch is torn down below.
-    provisioner.checkOffered(builder, o.platforms, '--platforms');
+    run.checkOffered(builder, o.platforms, '--platforms');
   } catch (e) {
     await bringDown(ctx, store, buildx).catch((err: unknown) =>
       ctx.logger.warning(`Cleaning up after the failure failed too: ${errorMessage(err)}`)
@@ -140,7 +135,7 @@ export async function bringDown(
         }
       };
     },
-    teardownTimeoutMs: resolveTeardownTimeoutMs(ctx.env),
+    limits: teardownLimits('post', ctx.env),
     assignedBy: '"builder up"'
   });
   if (result.maybeBilled.length === 0) store.remove();
@@ -159,8 +154,7 @@ function refuseIfUp(store: FileStateStore, name: string): void {
   } catch (e) {
     throw new Error(`${store.path} is unreadable (${errorMessage(e)}): check it, remove it, or pick another --name`);
   }
-  const pending = state ? state.builderIds.filter(id => !state.tornDownIds.includes(id)) : [];
-  if (state && (pending.length > 0 || state.buildxCreated)) {
+  if (state && (pendingBuilderIds(state).length > 0 || state.buildxCreated)) {
     throw new Error(
       `builder "${name}" is already up (${store.path}): run "remote-builder builder down --name ${name}" first, or pick another --name`
     );

@@ -56,7 +56,7 @@ export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
       })
     );
   }
-  const run = new StepRun(ctx, {
+  const run = StepRun.forStep(ctx, {
     action: 'configure',
     token: inputs.credentials.token,
     apiUrl: inputs['api-url'],
@@ -70,10 +70,8 @@ export async function configure(deps: StepDeps): Promise<ProvisionedBuilder> {
       setupBuildx: inputs['setup-buildx'],
       use: inputs.use
     });
-    run.recorder.setUp();
-    // Post writes the step's one job summary (billing ends there); buildx is set up only with setup-buildx.
-    if (builder.buildxCreated) run.recorder.result({builder: builder.name});
-    run.finish();
+    // Post writes the step's one job summary (billing ends there) and tears the builders down.
+    run.keep(builder);
     setOutputs(io, builder);
     return builder;
   } finally {

@@ -18,11 +18,11 @@ describe('resolveRequestTimeoutMs', () => {
     [6, '1', 1],
     [7, '600000', 600000]
   ])('[%d] %o → %d', (_n, raw, want) => {
-    expect(resolveRequestTimeoutMs(raw === undefined ? {} : {REMOTE_BUILDER_REQUEST_TIMEOUT_MS: raw})).toBe(want);
+    expect(resolveRequestTimeoutMs(raw === undefined ? {} : {REMOTE_BUILDER_REQUEST_TIMEOUT_MS: raw}, 15000)).toBe(want);
   });
 
   test.each(['fast', '0', '-5', '1.5', '600001', '1e3'])('%o → InputError naming the variable and the range', raw => {
-    expect(() => resolveRequestTimeoutMs({REMOTE_BUILDER_REQUEST_TIMEOUT_MS: raw})).toThrow(
+    expect(() => resolveRequestTimeoutMs({REMOTE_BUILDER_REQUEST_TIMEOUT_MS: raw}, 15000)).toThrow(
       new InputError(
         'REMOTE_BUILDER_REQUEST_TIMEOUT_MS',
         `"${raw}" is not a request time limit: use a whole number of milliseconds from 1 to 600000, or unset it for the default 15000`

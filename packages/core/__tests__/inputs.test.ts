@@ -2,16 +2,16 @@ import {describe, expect, test} from '@jest/globals';
 import {InputError} from '../src/errors.js';
 import {
   Env,
-  isLoopback,
   MAX_TIMEOUT_MS,
   parseBooleanInput,
   parseProfileNames,
   parseTimeoutMs,
   resolveApiUrl,
-  resolveCredentials,
-  resolveDetails404GraceMs,
-  resolveTeardownTimeoutMs
+  resolveDetails404GraceMs
 } from '../src/inputs.js';
+import {resolveCredentials} from '../src/credentials.js';
+import {isLoopback} from '../src/loopback.js';
+import {resolveTeardownTimeoutMs} from '../src/lifecycle/teardown-limits.js';
 
 /** Runs fn, expecting an InputError; returns it. */
 function inputError(fn: () => unknown): InputError {

@@ -1,6 +1,5 @@
-import {isIP} from 'node:net';
-import {DEFAULT_REQUEST_TIMEOUT_MS} from './api/request-engine.js';
 import {InputError} from './errors.js';
+import {isLoopback} from './loopback.js';
 import {yamlBoolean} from './yaml-boolean.js';
 import {parseBuilderSize} from './billing/builder-size.js';
 import {BUILDER_SIZES, type BuilderSize} from './billing/price-table.js';
@@ -120,89 +119,17 @@ export function redactUserinfo(raw: string): string {
   return `${scheme}***${raw.slice(at)}`;
 }
 
-/**
- * True for localhost, 127.0.0.0/8 and ::1 only: the hosts plain http may reach with the key. Not *.localhost:
- * RFC 6761 lets resolvers send it to loopback, but nothing makes every resolver (or a proxy) do so.
- */
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
-  return false;
-}
-
-export interface Credentials {
-  token: string;
-  source: 'input' | 'env' | 'runner-token';
-}
-
-/**
- * The bearer token: the `api-key` input, else REMOTE_BUILDER_API_KEY, else (on the service's own
- * runners) REMOTE_BUILDER_RUNNER_TOKEN.
- */
-export function resolveCredentials(inputValue: string, env: NodeJS.ProcessEnv, input = 'api-key'): Credentials {
-  const fromInput = inputValue.trim();
-  if (fromInput !== '') return {token: checkToken(fromInput, input), source: 'input'};
-  const fromEnv = (env[Env.ApiKey] ?? '').trim();
-  if (fromEnv !== '') return {token: checkToken(fromEnv, Env.ApiKey), source: 'env'};
-  const runner = (env[Env.RunnerToken] ?? '').trim();
-  if (runner !== '') return {token: checkToken(runner, Env.RunnerToken), source: 'runner-token'};
-  throw new InputError(
-    input,
-    `is required outside the service's own runners: pass a secret, e.g. "${input}: \${{ secrets.REMOTE_BUILDER_API_KEY }}", or set ${Env.ApiKey}`
-  );
-}
-
-/**
- * A bearer token may hold only visible ASCII (RFC 6750 b64token is a subset): anything else is a copy-paste
- * accident (a zero-width space, a non-breaking space, a newline) that Node would refuse to send as a header,
- * or the service would never match. Named by kind and position, never by value.
- */
-function checkToken(token: string, input: string): string {
-  const chars = [...token];
-  const at = chars.findIndex(c => {
-    const code = c.codePointAt(0) ?? 0;
-    return code < 0x21 || code > 0x7e;
-  });
-  if (at < 0) return token;
-  throw new InputError(
-    input,
-    `contains ${describeChar(chars[at] as string)} at character ${at + 1} of ${chars.length}: an API key is visible ASCII only; copy it again from the web UI (and check the secret has no stray characters)`
-  );
-}
-
-/** How a character that does not belong in a token is named in messages, e.g. "a zero-width space (U+200B)". */
-export function describeChar(c: string): string {
-  const code = c.codePointAt(0) ?? 0;
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  const names: Record<number, string> = {
-    0x09: 'a tab',
-    0x0a: 'a newline',
-    0x0d: 'a carriage return',
-    0x20: 'a space',
-    0xa0: 'a non-breaking space',
-    0x200b: 'a zero-width space',
-    0x200c: 'a zero-width non-joiner',
-    0x200d: 'a zero-width joiner',
-    0x2060: 'a word joiner',
-    0xfeff: 'a byte-order mark'
-  };
-  const name = names[code] ?? (code < 0x20 || code === 0x7f ? 'a control character' : 'a non-ASCII character');
-  return `${name} (${hex})`;
-}
-
 /** Longest per-request time limit REMOTE_BUILDER_REQUEST_TIMEOUT_MS may set: 10 minutes. */
 export const MAX_API_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
  * The API client's per-request time limit: REMOTE_BUILDER_REQUEST_TIMEOUT_MS when set (a whole number of
- * milliseconds, 1 to 600000), else 15000.
+ * milliseconds, 1 to 600000), else `fallback` (the client's DEFAULT_REQUEST_TIMEOUT_MS, 15000).
  */
-export function resolveRequestTimeoutMs(env: NodeJS.ProcessEnv): number {
+export function resolveRequestTimeoutMs(env: NodeJS.ProcessEnv, fallback: number): number {
   return envMilliseconds(env, Env.RequestTimeoutMs, {
     min: 1,
-    fallback: DEFAULT_REQUEST_TIMEOUT_MS,
+    fallback,
     what: 'a request time limit'
   });
 }
@@ -212,7 +139,7 @@ export function resolveRequestTimeoutMs(env: NodeJS.ProcessEnv): number {
  * `fallback` when it is unset or blank; anything else is an InputError naming the variable, the range and the
  * default.
  */
-function envMilliseconds(
+export function envMilliseconds(
   env: NodeJS.ProcessEnv,
   name: Env,
   opts: {min: number; fallback: number; what: string}
@@ -286,21 +213,6 @@ export function parseBuilderSizeInput(raw: string, input = 'builder-size'): Buil
     );
   }
   return size;
-}
-
-/** Default budget of the teardown in post (and `builder down`): the builder is billed while it runs. */
-export const DEFAULT_TEARDOWN_TIMEOUT_MS = 30_000;
-
-/** Default budget of the teardown main does after a failure or timeout (post retries what is left). */
-export const DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS = 15_000;
-
-/**
- * A teardown budget: REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS when set (1000 to 600000 ms), else `fallback` (30000 for
- * post and the CLI, DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS for main). Rounds of teardown fill it while the service
- * refuses (see teardownBuilders).
- */
-export function resolveTeardownTimeoutMs(env: NodeJS.ProcessEnv, fallback = DEFAULT_TEARDOWN_TIMEOUT_MS): number {
-  return envMilliseconds(env, Env.TeardownTimeoutMs, {min: 1000, fallback, what: 'a teardown budget'});
 }
 
 /**

@@ -33,6 +33,11 @@ export interface BuilderState {
   buildxCreated: boolean;
 }
 
+/** The builders assigned and not torn down yet: what may still be billed, and what a teardown acts on. */
+export function pendingBuilderIds(state: Pick<BuilderState, 'builderIds' | 'tornDownIds'> | undefined): string[] {
+  return state ? state.builderIds.filter(id => !state.tornDownIds.includes(id)) : [];
+}
+
 /** Saves the state blob. */
 export function saveBuilderState(store: StateStore, state: BuilderState): void {
   store.save(State.Builder, JSON.stringify(state));

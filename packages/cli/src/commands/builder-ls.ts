@@ -3,6 +3,7 @@ import {
   goneAnswerOf,
   loadBuilderState,
   lostStatusOf,
+  pendingBuilderIds,
   type BuilderState
 } from '@remote-builder-actions/core';
 import {positionals} from '../args.js';
@@ -49,7 +50,7 @@ export function formatAge(ms: number): string {
 
 /** Asks the service (at the URL the builder was assigned from) whether each id is still assigned. */
 async function assignments(ctx: CommandContext, state: BuilderState): Promise<BuilderAssignment[]> {
-  const pending = state.builderIds.filter(id => !state.tornDownIds.includes(id));
+  const pending = pendingBuilderIds(state);
   const api = pending.length > 0 ? ctx.api(state.apiUrl) : undefined;
   return Promise.all(
     state.builderIds.map(async (id): Promise<BuilderAssignment> => {

@@ -41,7 +41,7 @@ export class FakeSignals extends EventEmitter {
     this.emit(sig, sig);
   }
 
-  /** The shape runStep expects. */
+  /** The shape runHook expects. */
   get asProcess(): Pick<NodeJS.Process, 'on' | 'off'> {
     return this as unknown as Pick<NodeJS.Process, 'on' | 'off'>;
   }

@@ -42,7 +42,7 @@ function harness(clock: Clock = new FakeClock()) {
     builderName: 'rb',
     schedule: {intervalMs: 10, probeIntervalMs: 10, maxBackoffMs: 40},
     inFlightGraceMs: 150,
-    teardownTimeoutMs: 1000
+    teardownLimits: {budgetMs: 1000, rmMs: 1000}
   });
   const provision = (o: Partial<ProvisionOpts> = {}) =>
     lifecycle.provision({profiles: ['amd'], timeoutMs: 60, setupBuildx: false, use: false, ...o});

@@ -72,7 +72,7 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
     builderName: 'rb',
     schedule,
     inFlightGraceMs: 200,
-    teardownTimeoutMs: 2000,
+    teardownLimits: {budgetMs: 2000, rmMs: 5000},
     ...over
   });
   const provision = (o: Partial<ProvisionOpts> = {}) =>
@@ -288,7 +288,8 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
       if (key === State.Run && value.includes('"b1"')) throw new Error(broken);
       save(key, value);
     };
-    const h = harness({state: store, recorder: new RunRecorder({action: 'build-push', state: store, summary: true})});
+    const recorder = new RunRecorder({action: 'build-push', state: store, summary: true});
+    const h = harness({state: store, events: {assigned: (p, i, at) => recorder.assigned(p, i, at)}});
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
     const e = await failure(h.provision());
     expect(e.message).toBe(broken);
@@ -761,10 +762,35 @@ describe('BuilderLifecycle.provision: cancellation', () => {
   });
 });
 
-describe('BuilderLifecycle.teardownAll', () => {
+describe('BuilderLifecycle: events', () => {
+  test('phases, the assignment, each ready builder and the teardown are announced in order', async () => {
+    const told: string[] = [];
+    const h = harness({
+      events: {
+        phase: p => told.push(`phase ${p}`),
+        assigned: (profile, instances) => told.push(`assigned ${profile} ${instances.map(i => i.id).join(',')}`),
+        ready: (id, details) => told.push(`ready ${id} ${details.arch ?? '-'}`),
+        tornDown: r => told.push(`torn down ${r.tornDown.join(',')}`)
+      }
+    });
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1', {arch: 'amd64'}));
+    await h.provision();
+    await h.lifecycle.release();
+    expect(told).toEqual([
+      'phase assign',
+      'assigned amd b1',
+      'phase readiness',
+      'ready b1 amd64',
+      'phase buildx setup',
+      'torn down b1'
+    ]);
+  });
+});
+
+describe('BuilderLifecycle.release', () => {
   test('before provision → nothing to do', async () => {
     const h = harness();
-    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: [], alreadyGone: [], failed: []});
+    expect(await h.lifecycle.release()).toEqual({tornDown: [], alreadyGone: [], failed: []});
     expect(h.api.teardownCalls).toEqual([]);
   });
 
@@ -776,14 +802,14 @@ describe('BuilderLifecycle.teardownAll', () => {
       .onDetails('b2', readyDetails('10.0.0.2:1'))
       .onTeardown('b2', {alreadyGone: true});
     await h.provision({setupBuildx: false});
-    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: ['b1'], alreadyGone: ['b2'], failed: []});
+    expect(await h.lifecycle.release()).toEqual({tornDown: ['b1'], alreadyGone: ['b2'], failed: []});
     expect(h.state().tornDownIds).toEqual(['b1', 'b2']);
-    expect(await h.lifecycle.teardownAll()).toEqual({tornDown: [], alreadyGone: [], failed: []});
+    expect(await h.lifecycle.release()).toEqual({tornDown: [], alreadyGone: [], failed: []});
     expect(h.api.tornDown).toEqual(['b1', 'b2']);
   });
 });
 
-describe('BuilderLifecycle.teardownAll: client keys', () => {
+describe('BuilderLifecycle.release: client keys', () => {
   test('the certificates of each builder torn down (or already gone) are removed with it; a failed one keeps its own', async () => {
     const h = harness();
     h.api
@@ -794,7 +820,7 @@ describe('BuilderLifecycle.teardownAll: client keys', () => {
       .onTeardown('b2', {alreadyGone: true})
       .onTeardown('b3', httpError('tear down builder', 401));
     const {certDir} = await h.provision({setupBuildx: false});
-    const report = await h.lifecycle.teardownAll(1000);
+    const report = await h.lifecycle.release({budgetMs: 1000, rmMs: 1000});
     expect(report.failed.map(f => f.id)).toEqual(['b3']);
     expect(existsSync(join(certDir, 'b1'))).toBe(false);
     expect(existsSync(join(certDir, 'b2'))).toBe(false);

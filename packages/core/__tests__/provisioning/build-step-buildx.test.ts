@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {DirToolCache} from '../../src/buildx-install/dir-tool-cache.js';
 import {Env} from '../../src/inputs.js';
-import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/provisioner.js';
+import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/local-checks.js';
 import {readBuildStepInputs} from '../../src/provisioning/action-inputs.js';
 import {BuildStep} from '../../src/provisioning/build-step.js';
 import {BuildxInstallState} from '../../src/provisioning/step-buildx.js';

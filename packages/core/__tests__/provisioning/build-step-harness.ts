@@ -1,7 +1,7 @@
 // A build step driven the way build-push and bake drive it (open → local checks → acquire → build → close),
 // with a fake service API, a fake docker, a fake clock and probe.
 import {BuildStep} from '../../src/provisioning/build-step.js';
-import type {BuildFn} from '../../src/provisioning/build-run.js';
+import type {BuildFn} from '../../src/provisioning/build-strategy.js';
 import {readBuildStepInputs} from '../../src/provisioning/action-inputs.js';
 import type {StepDeps} from '../../src/provisioning/step-deps.js';
 import type {Logger} from '../../src/logger.js';

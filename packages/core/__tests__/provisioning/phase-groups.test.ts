@@ -3,7 +3,7 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/provisioner.js';
+import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/local-checks.js';
 import type {BuildTarget} from '../../src/provisioning/build-target.js';
 import {assigned, readyDetails} from '../fakes/fake-builder-api.js';
 import {buildStepHarness, REMOTE} from './build-step-harness.js';

@@ -126,7 +126,7 @@ describe('postCleanup', () => {
   });
 
   test('rmTimeoutMs bounds rm', async () => {
-    const h = harness(await stateWithCerts(), {rmTimeoutMs: 1234});
+    const h = harness(await stateWithCerts(), {limits: {budgetMs: 30000, rmMs: 1234}});
     await postCleanup(h.opts);
     expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([1234]);
   });
@@ -257,7 +257,7 @@ describe('postCleanup', () => {
   test('teardown failing → maybe billed, profile unknown when the state has none', async () => {
     const {profile: _p, ...noProfile} = await stateWithCerts({builderIds: ['b1'], tornDownIds: []});
     const clock = new FakeClock();
-    const h = harness(noProfile, {teardownTimeoutMs: 100, clock});
+    const h = harness(noProfile, {limits: {budgetMs: 100, rmMs: 5000}, clock});
     // The second round hangs until the budget, on the injected clock, cuts it.
     h.api.onTeardown('b1', httpError('tear down builder', 503, 'busy'), arg => {
       const hung = hangUntilAborted<{alreadyGone: boolean}>(arg);
@@ -289,7 +289,7 @@ describe('postCleanup', () => {
       throw new Error('sync boom');
     };
     h.api.onTeardown('b1', new Error('x'), new Error('y'), new Error('z'));
-    await expect(postCleanup({...h.opts, teardownTimeoutMs: 100})).resolves.toMatchObject({
+    await expect(postCleanup({...h.opts, limits: {budgetMs: 100, rmMs: 5000}})).resolves.toMatchObject({
       hadState: true,
       maybeBilled: ['b1']
     });

@@ -1,6 +1,6 @@
 import {abortReason, systemClock, type Clock} from '../clock.js';
 import {ApiError, type ApiCall} from '../errors.js';
-import {isLoopback} from '../inputs.js';
+import {isLoopback} from '../loopback.js';
 import {nullLogger, type Logger} from '../logger.js';
 import {ProxyError} from '../net/proxy-error.js';
 import {USER_AGENT} from '../version.js';

@@ -6,14 +6,14 @@ import {
   versionArgs,
   type CreateNodeArgsOpts
 } from './buildx-args.js';
-import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {userDockerConfigDir} from '../buildx-install/plugin-docker-config.js';
-import {errorMessage} from '../errors.js';
 import {lastLine, NodeExec, type Exec, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {BuildxError} from './buildx-error.js';
+import {BUILDX_NAME, forgetBuilder} from './buildx-forget.js';
 import {findBuildxPlugin, PLUGIN_MODE_ENV, runPluginVersion} from './buildx-plugin.js';
 import {takeEarlyBuildxVersion, VERSION_TIMEOUT_MS} from './early-version.js';
 import {BuildxUnavailableError} from './buildx-unavailable.js';
@@ -23,9 +23,6 @@ import {checkNodesUp} from './nodes-down.js';
 export {BuildxError} from './buildx-error.js';
 export {BuilderNodesDownError} from './nodes-down.js';
 export type {ImageStore, ImageStoreProbe} from './image-store.js';
-
-/** A builder name buildx accepts (store.ValidateName); nothing else is ever a path in its store. */
-const BUILDX_NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
 
 export interface BuildxOpts {
   exec?: Exec;
@@ -46,14 +43,6 @@ export interface BuildxOpts {
  * the plugin itself when docker would run that plugin (findBuildxPlugin): one process where `docker buildx`
  * takes three (docker, the plugin's metadata, the plugin), ~30–90 ms less on a runner for each command.
  */
-/**
- * How long `buildx rm` may take, in main's release and in post alike: a builder's files go in ~0.1 s, and an
- * rm that stalls on a node that no longer answers (buildx < 0.36 loads its nodes) is cut there and the builder
- * forgotten (Buildx.forget). 5 s leaves a loaded runner's rm its time (post's old 1.5 s cut 16 parallel jobs'
- * rm on 2 cores) and costs a stalled one little; the cancel path has its own, shorter budget.
- */
-export const BUILDX_RM_TIMEOUT_MS = 5000;
-
 export class Buildx {
   private readonly exec: Exec;
   private readonly logger: Logger;
@@ -200,43 +189,11 @@ export class Buildx {
   }
 
   /**
-   * Deletes the builder's files from buildx's store without asking buildx, as buildx's own removal does
-   * (store.Txn.Remove and localstate.RemoveBuilder, 0.13 to 0.36): `instances/<name>`, `activity/<name>`,
-   * `refs/<name>/` and the bake groups in `refs/__group__/` all of whose refs are the builder's, and also
-   * the `defaults/*` entries naming it (which buildx leaves). For a builder buildx will not remove: an rm
-   * that stalls on an endpoint that no longer answers (docker/setup-buildx-action#615), or a broken builder
-   * on buildx < 0.36. True when anything was deleted; never throws (what cannot be deleted is logged).
+   * Deletes the builder's files from buildx's store without asking buildx (forgetBuilder): for a builder
+   * buildx will not remove. True when anything was deleted; never throws.
    */
   forget(name: string): boolean {
-    if (!BUILDX_NAME.test(name)) return false;
-    // buildx stores a builder under its lower-cased name (store.ValidateName).
-    const key = name.toLowerCase();
-    const dir = this.configDir();
-    let removed = false;
-    const remove = (path: string): void => {
-      try {
-        if (!existsSync(path)) return;
-        rmSync(path, {recursive: true, force: true});
-        removed = true;
-      } catch (e) {
-        this.logger.debug(`Buildx.forget: cannot remove ${path}: ${errorMessage(e)}`);
-      }
-    };
-    remove(join(dir, 'instances', key));
-    remove(join(dir, 'activity', key));
-    const groups = join(dir, 'refs', '__group__');
-    for (const group of entries(groups)) {
-      const refs = readJson(join(groups, group))?.['Refs'];
-      if (Array.isArray(refs) && refs.length > 0 && refs.every(r => typeof r === 'string' && r.startsWith(`${key}/`))) {
-        remove(join(groups, group));
-      }
-    }
-    remove(join(dir, 'refs', key));
-    for (const entry of entries(join(dir, 'defaults'))) {
-      const path = join(dir, 'defaults', entry);
-      if (readText(path)?.trim() === key) remove(path);
-    }
-    return removed;
+    return forgetBuilder(this.configDir(), name, this.logger);
   }
 
   /**
@@ -306,29 +263,3 @@ export class Buildx {
 }
 
 type RunOpts = {silent?: boolean; timeoutMs?: number; signal?: AbortSignal};
-
-/** The names in a directory; none when it cannot be read. */
-function entries(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(readText(path) ?? '');
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}

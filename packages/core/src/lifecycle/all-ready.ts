@@ -1,6 +1,5 @@
 import type {Clock} from '../clock.js';
 import type {Logger} from '../logger.js';
-import type {RunRecorder} from '../report/run-recorder.js';
 import type {BuilderApi} from '../api/builder-api.js';
 import {CancelledError} from './cancelled-error.js';
 import {waitForBuilderReady, type PollSchedule, type ReadyBuilder} from './readiness.js';
@@ -22,7 +21,6 @@ export interface AllReadyOpts {
   stop?: AbortSignal;
   schedule?: PollSchedule;
   details404GraceMs?: number;
-  recorder?: RunRecorder;
   /**
    * Told of each builder once its details are complete, before it is proven ready; may return a proof that
    * spares the first TLS probe (see ReadinessOpts).
@@ -65,7 +63,6 @@ export async function waitForAllReady(ids: string[], opts: AllReadyOpts): Promis
             details404GraceMs: opts.details404GraceMs,
             onComplete: b => opts.onComplete?.(b, index)
           });
-          if (b.details) opts.recorder?.ready(id, b.details);
           const arch = b.arch ? ` (${b.arch})` : '';
           const port = b.endpoint.defaultedPort ? ' (port not given; assumed)' : '';
           logger.info(`Builder ${id} ready at ${b.endpoint.url}${arch}${port}`);

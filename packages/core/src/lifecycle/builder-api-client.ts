@@ -1,7 +1,7 @@
 import type {BuilderApi} from '../api/builder-api.js';
 import {BuildersClient} from '../api/builders-client.js';
 import type {Clock} from '../clock.js';
-import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
+import {ACTION_INPUT_NAMES, DEFAULT_REQUEST_TIMEOUT_MS} from '../api/request-engine.js';
 import {resolveRequestTimeoutMs} from '../inputs.js';
 import type {Logger} from '../logger.js';
 
@@ -29,7 +29,7 @@ export type ClosableBuilderApi = BuilderApi & {close(): void};
  * limit (REMOTE_BUILDER_REQUEST_TIMEOUT_MS, default 15 s), the assignment with `assignTimeoutMs` when that is longer.
  */
 export function createBuilderApiClient(opts: BuilderApiClientOpts): ClosableBuilderApi {
-  const requestTimeoutMs = resolveRequestTimeoutMs(opts.env ?? process.env);
+  const requestTimeoutMs = resolveRequestTimeoutMs(opts.env ?? process.env, DEFAULT_REQUEST_TIMEOUT_MS);
   const client = new BuildersClient({
     baseUrl: opts.apiUrl,
     token: opts.token,

@@ -2,59 +2,27 @@ import {ApiError, errorMessage, InputError} from '../errors.js';
 import {abortReason, type Clock, systemClock} from '../clock.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
-import {BUILDX_RM_TIMEOUT_MS, Buildx, BuildxError} from '../buildx/buildx.js';
-import {unionPlatforms} from '../buildx/platforms.js';
+import {Buildx, BuildxError} from '../buildx/buildx.js';
 import {createCertDir, removeBuilderCerts, removeCertDir} from '../certs/cert-store.js';
-import {type BuilderState, type StateStore, saveBuilderState} from '../state.js';
+import {type BuilderState, pendingBuilderIds, type StateStore, saveBuilderState} from '../state.js';
 import type {BuilderApi} from '../api/builder-api.js';
-import {waitForAllReady} from './all-ready.js';
-import {assignBuilders} from './assignment.js';
-import {BuildxSetup, type ProvisionedNode} from './buildx-setup.js';
 import {CancelledError} from './cancelled-error.js';
-import {uniqueNodeNames} from './node-names.js';
-import type {PollSchedule, ReadyBuilder} from './readiness.js';
-import {teardownBuilders, type TeardownReport} from './teardown.js';
+import type {PollSchedule} from './readiness.js';
+import {provisionProfile, type ProvisionedBuilder, type ProvisionOpts} from './profile-provision.js';
+import {noTeardown, tearDownState, type TeardownReport} from './teardown.js';
+import {BUILDX_RM_TIMEOUT_MS, DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS, type TeardownLimits} from './teardown-limits.js';
 import {RETRY_IN_POST, teardownOutcome, warnNotTornDown} from './teardown-outcome.js';
 import {mutualTlsProbe, type TlsProbe} from './tls-probe.js';
-import {grpcBuildkitInfo, preloadBuildkitInfo, type BuildkitInfoCall} from './buildkit-info.js';
+import {grpcBuildkitInfo, type BuildkitInfoCall} from './buildkit-info.js';
 import type {InspectedBuilder} from '../docker/builder-inspect.js';
-import type {RunRecorder} from '../report/run-recorder.js';
-import {newBuilderName} from '../provisioning/builder-name.js';
+import {newBuilderName} from './builder-name.js';
+import type {LifecycleEvents} from './lifecycle-events.js';
 
 export {DEFAULT_IN_FLIGHT_GRACE_MS} from './assignment.js';
 export type {ProvisionedNode} from './buildx-setup.js';
+export type {ProvisionedBuilder, ProvisionOpts} from './profile-provision.js';
 export {nodeName, uniqueNodeNames} from './node-names.js';
 export {teardownOutcome} from './teardown-outcome.js';
-
-export interface ProvisionedBuilder {
-  /** buildx builder name (also when buildx was not set up: the name it would have). */
-  name: string;
-  profile: string;
-  builderIds: string[];
-  /** By builder index (the order of builderIds). */
-  nodes: ProvisionedNode[];
-  /** Union of the nodes' platforms. */
-  platforms: string[];
-  certDir: string;
-  /** Assignment request → every builder ready (TLS checked), in ms. */
-  timeToReadyMs: number;
-  buildxCreated: boolean;
-  /** The ready builders with their endpoints and TLS material (in memory only), for health checks. */
-  ready: ReadyBuilder[];
-}
-
-export interface ProvisionOpts {
-  /** Profiles to try in order; the next one is tried when one cannot give ready builders. */
-  profiles: string[];
-  /** Per profile: assignment → ready (and buildx booted) must fit in this many ms. */
-  timeoutMs: number;
-  /** Create the local buildx builder (remote driver, one node per builder). */
-  setupBuildx: boolean;
-  /** Make it the default buildx builder. */
-  use: boolean;
-  /** Cancellation (SIGINT/SIGTERM): whatever is assigned is torn down before provision rejects. */
-  signal?: AbortSignal;
-}
 
 export interface BuilderLifecycleOpts {
   api: BuilderApi;
@@ -80,15 +48,13 @@ export interface BuilderLifecycleOpts {
   details404GraceMs?: number;
   /** How long a cancelled run waits for an assignment already in flight, to tear it down. */
   inFlightGraceMs?: number;
-  /** Bound on the teardown done by main after a failure or cancellation. */
-  teardownTimeoutMs?: number;
-  /** Told of every assignment, ready builder and teardown, for the job summary. */
-  recorder?: RunRecorder;
+  /** Limits of the teardown after a failure or cancellation, and of release() by default (teardownLimits('main')). */
+  teardownLimits?: TeardownLimits;
+  /** Told of every phase, assignment, ready builder and teardown (the run records them). */
+  events?: LifecycleEvents;
   /** What will retry a failed teardown, in messages (default RETRY_IN_POST; the CLI names `builder down`). */
   retryHint?: string;
 }
-
-const NOTHING_TORN_DOWN: TeardownReport = {tornDown: [], alreadyGone: [], failed: []};
 
 /**
  * BuilderLifecycle takes a profile to ready builders: assign (assignment.ts) → every builder ready, each made
@@ -148,7 +114,7 @@ export class BuilderLifecycle {
     }
     const certDir = await createCertDir(this.opts.certRoot);
     const name = this.state === undefined && this.opts.builderName ? this.opts.builderName : newBuilderName();
-    this.state = {
+    const state: BuilderState = {
       v: 1,
       builderName: name,
       builderIds: this.state?.builderIds ?? [],
@@ -157,15 +123,32 @@ export class BuilderLifecycle {
       apiUrl: this.opts.apiUrl,
       buildxCreated: false
     };
+    this.state = state;
     this.save();
 
     const failures: string[] = [];
     for (const [index, profile] of opts.profiles.entries()) {
       const isLast = index === opts.profiles.length - 1;
       try {
-        return await this.provisionFrom(profile, opts);
+        const {events, schedule, details404GraceMs, inFlightGraceMs} = this.opts;
+        const made = await provisionProfile(profile, opts, {
+          events,
+          schedule,
+          details404GraceMs,
+          inFlightGraceMs,
+          api: this.api,
+          clock: this.clock,
+          logger: this.logger,
+          probe: this.probe,
+          buildkitInfo: this.buildkitInfo,
+          buildx: this.buildx,
+          state,
+          save: () => this.save()
+        });
+        this.inspectedBuilder = made.inspected;
+        return made.builder;
       } catch (e) {
-        const pending = this.pendingIds();
+        const pending = pendingBuilderIds(state);
         if (pending.length > 0) this.logger.info(`Tearing down ${pending.join(', ')} after: ${errorMessage(e)}`);
         const report = await this.release();
         if (opts.signal?.aborted) {
@@ -188,160 +171,28 @@ export class BuilderLifecycle {
     throw new Error('unreachable');
   }
 
-  /** Tears down every builder in the state not yet torn down, and removes their client keys; updates the state. */
-  async teardownAll(timeoutMs = this.opts.teardownTimeoutMs ?? 15000): Promise<TeardownReport> {
-    const state = this.state;
-    const pending = this.pendingIds();
-    if (!state || pending.length === 0) return {...NOTHING_TORN_DOWN};
-    const report = await teardownBuilders(this.api, pending, {logger: this.logger, clock: this.clock, timeoutMs});
-    const gone = [...report.tornDown, ...report.alreadyGone];
-    state.tornDownIds.push(...gone);
-    this.save();
-    // SECURITY.md: the keys go with the teardown, not at post (every later step of the job could read them).
-    await Promise.all(
-      (state.certDir ? gone : []).map(id =>
-        removeBuilderCerts(state.certDir, id).catch((e: unknown) =>
-          this.logger.warning(`Failed to remove the certificates of ${id} from ${state.certDir}: ${errorMessage(e)}`)
-        )
-      )
-    );
-    this.opts.recorder?.tornDown(report);
-    return report;
-  }
-
   /**
-   * Ends everything provision made, at once: tears every builder down (billing stops) and, at the same
-   * time, removes the buildx builder while its endpoints still answer (buildx can stall on a gone one).
+   * Ends everything provision made, at once (tearDownState): tears every builder down (billing stops) and
+   * removes the buildx builder while its endpoints still answer; the client keys go with their builders.
    * Never throws; what fails is warned about and left in the state for the post step.
    */
-  async release(opts: {teardownTimeoutMs?: number; rmTimeoutMs?: number} = {}): Promise<TeardownReport> {
+  async release(limits = this.opts.teardownLimits ?? MAIN_LIMITS): Promise<TeardownReport> {
     const state = this.state;
-    if (!state) return {...NOTHING_TORN_DOWN};
-    const removeBuildx = async (): Promise<void> => {
-      if (!state.buildxCreated) return;
-      try {
-        await this.buildx.rm(state.builderName, {timeoutMs: opts.rmTimeoutMs ?? BUILDX_RM_TIMEOUT_MS});
-        state.buildxCreated = false;
-        this.save();
-      } catch (e) {
-        this.logger.warning(errorMessage(e));
+    if (!state) return noTeardown();
+    const {report} = await tearDownState(state, {
+      api: () => this.api,
+      buildx: this.buildx,
+      logger: this.logger,
+      clock: this.clock,
+      limits,
+      save: () => this.save(),
+      onTornDown: async r => {
+        await removeKeys(state.certDir, [...r.tornDown, ...r.alreadyGone], this.logger);
+        this.opts.events?.tornDown?.(r);
       }
-    };
-    const [report] = await Promise.all([this.teardownAll(opts.teardownTimeoutMs), removeBuildx()]);
+    });
     warnNotTornDown(this.logger, report, this.opts.retryHint ?? RETRY_IN_POST);
     return report;
-  }
-
-  private async provisionFrom(profile: string, opts: ProvisionOpts): Promise<ProvisionedBuilder> {
-    const state = this.state as BuilderState;
-    const startedAt = this.clock.now();
-    const deadline = startedAt + opts.timeoutMs;
-
-    this.opts.recorder?.phase('assign');
-    const ids = await this.logger.group(`Assigning a builder from profile "${profile}"`, async () => {
-      const assigned = await assignBuilders({
-        api: this.api,
-        clock: this.clock,
-        logger: this.logger,
-        profile,
-        deadline,
-        signal: opts.signal,
-        inFlightGraceMs: this.opts.inFlightGraceMs,
-        onAssigned: (instances, sentAt) => {
-          // Billed from now on: the ids go into memory first, so that a failed state write or record below
-          // (it rejects the assignment) still has provision's catch tear them down and report them.
-          state.builderIds.push(...instances.map(b => b.id).filter(id => !state.builderIds.includes(id)));
-          state.profile = profile;
-          try {
-            this.save();
-          } finally {
-            this.opts.recorder?.assigned(profile, instances, sentAt);
-          }
-        }
-      });
-      this.logger.info(`Assigned ${count(assigned.length, 'builder')}: ${assigned.join(', ')}`);
-      return assigned;
-    });
-
-    const setup = new BuildxSetup({
-      buildx: this.buildx,
-      clock: this.clock,
-      logger: this.logger,
-      builderName: state.builderName,
-      certDir: state.certDir,
-      nodeNames: uniqueNodeNames(ids),
-      setupBuildx: opts.setupBuildx,
-      use: opts.use,
-      deadline,
-      signal: opts.signal,
-      onCreated: () => {
-        state.buildxCreated = true;
-        this.save();
-      },
-      buildkitInfo: this.buildkitInfo
-    });
-    setup.prepare();
-    try {
-      this.opts.recorder?.phase('readiness');
-      const ready = await this.logger.group(`Waiting for ${count(ids.length, 'builder')} to be ready`, async () => {
-        const waiting = waitForAllReady(ids, {
-          api: this.api,
-          clock: this.clock,
-          logger: this.logger,
-          probe: this.probe,
-          deadline,
-          timeoutStartedAt: startedAt,
-          signal: opts.signal,
-          stop: setup.failed,
-          schedule: this.opts.schedule,
-          details404GraceMs: this.opts.details404GraceMs,
-          recorder: this.opts.recorder,
-          // The node is set up (and its BuildKit asked) as soon as the details are complete; the connection of
-          // that Control/Info call spares the TLS probe when it proves the builder. Asked again once the
-          // builder is proven ready, if it had not answered.
-          onComplete: (b, index) => setup.add(b, index),
-          onReady: (b, index) => setup.ready(b, index)
-        });
-        // Loaded while the details requests are on the network, for the Control/Info calls that follow.
-        if (this.buildkitInfo && opts.setupBuildx) void preloadBuildkitInfo();
-        const all = await waiting;
-        this.logger.info(`All builders ready after ${this.clock.now() - startedAt} ms`);
-        return all;
-      });
-      const timeToReadyMs = this.clock.now() - startedAt;
-
-      // What is left of the certificates and the buildx builder: one phase, one log group.
-      if (opts.setupBuildx) this.opts.recorder?.phase('buildx setup');
-      const title = opts.setupBuildx
-        ? `Setting up buildx builder "${state.builderName}" (certificates, remote driver)`
-        : 'Writing the certificates';
-      const nodes = await this.logger.group(title, async () => {
-        const all = await setup.nodes();
-        this.logger.info(`Wrote the certificates of ${count(all.length, 'node')} to ${state.certDir}`);
-        if (opts.setupBuildx) this.inspectedBuilder = await setup.inspect();
-        return all;
-      });
-      return {
-        name: state.builderName,
-        profile,
-        builderIds: ids,
-        nodes,
-        platforms: unionPlatforms(nodes.map(n => n.platforms)),
-        certDir: state.certDir,
-        timeToReadyMs,
-        buildxCreated: state.buildxCreated,
-        ready
-      };
-    } catch (e) {
-      // No buildx call may outlive the attempt: the teardown that follows removes what they made.
-      await setup.halt();
-      throw e;
-    }
-  }
-
-  private pendingIds(): string[] {
-    const state = this.state;
-    return state ? state.builderIds.filter(id => !state.tornDownIds.includes(id)) : [];
   }
 
   private save(): void {
@@ -349,13 +200,23 @@ export class BuilderLifecycle {
   }
 }
 
+/** Main's limits when none are given. */
+const MAIN_LIMITS: TeardownLimits = {budgetMs: DEFAULT_MAIN_TEARDOWN_TIMEOUT_MS, rmMs: BUILDX_RM_TIMEOUT_MS};
+
+/** SECURITY.md: the client keys go with the teardown, not at post (every later step of the job could read them). */
+async function removeKeys(certDir: string, ids: string[], logger: Logger): Promise<void> {
+  if (!certDir) return;
+  await Promise.all(
+    ids.map(id =>
+      removeBuilderCerts(certDir, id).catch((e: unknown) =>
+        logger.warning(`Failed to remove the certificates of ${id} from ${certDir}: ${errorMessage(e)}`)
+      )
+    )
+  );
+}
+
 /** Whether the next profile may do better: not after local buildx failures nor a key the service refuses. */
 function worthFallingBack(e: unknown): boolean {
   if (e instanceof BuildxError || e instanceof InputError) return false;
   return !(e instanceof ApiError && (e.status === 401 || e.status === 403));
-}
-
-/** "1 builder", "3 builders". */
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -4,6 +4,9 @@ import {DeadlineError} from '../deadline.js';
 import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import type {BuilderApi} from '../api/builder-api.js';
+import {type Buildx, BuildxError} from '../buildx/buildx.js';
+import {type BuilderState, pendingBuilderIds} from '../state.js';
+import type {TeardownLimits} from './teardown-limits.js';
 
 export interface TeardownReport {
   /** Torn down by this call. */
@@ -23,6 +26,87 @@ export interface TeardownOpts {
   pauseMs?: number;
   /** The whole budget: waits are cut to fit it, and what is not done by then is reported as failed. */
   timeoutMs?: number;
+}
+
+/** A report of nothing done. */
+export function noTeardown(): TeardownReport {
+  return {tornDown: [], alreadyGone: [], failed: []};
+}
+
+/** What became of the buildx builder: `none` when there was none to remove (or it was not to be touched). */
+export type BuildxRemoval = 'removed' | 'absent' | 'forgotten' | 'failed' | 'none';
+
+export interface StateTeardownOpts {
+  /** The API client, asked for only when a builder is pending; one that throws fails each of them with its message. */
+  api: () => BuilderApi;
+  buildx: Pick<Buildx, 'rm' | 'forget'>;
+  logger: Logger;
+  clock?: Clock;
+  limits: TeardownLimits;
+  /** Saves `state` (called after each change to it). */
+  save?: () => void;
+  /** Told of the teardown requests' report once `state` records it, before `buildx rm` is waited for. */
+  onTornDown?: (report: TeardownReport) => Promise<void> | void;
+  /** False leaves the builders alone (post's guard refused the state's service URL). */
+  builders?: boolean;
+  /** False leaves the buildx builder alone (post's guard refused its name). */
+  buildxBuilder?: boolean;
+}
+
+/**
+ * The one teardown, from a builder state (main's own, post's and `builder down`'s as saved): tears every
+ * pending builder down (billing stops) and, at the same time, removes the buildx builder while its endpoints
+ * still answer; an rm that stalls is replaced by removing the builder's record (Buildx.forget). Records what
+ * it achieved in `state` (tornDownIds, buildxCreated). Never throws: the report says what may still be billed.
+ */
+export async function tearDownState(
+  state: BuilderState,
+  opts: StateTeardownOpts
+): Promise<{report: TeardownReport; buildx: BuildxRemoval}> {
+  const pending = opts.builders === false ? [] : pendingBuilderIds(state);
+  const requests = async (): Promise<TeardownReport> => {
+    const report = await tearDownIds(pending, opts);
+    state.tornDownIds.push(...report.tornDown, ...report.alreadyGone);
+    opts.save?.();
+    await opts.onTornDown?.(report);
+    return report;
+  };
+  const remove = async (): Promise<BuildxRemoval> => {
+    if (opts.buildxBuilder === false || !state.buildxCreated) return 'none';
+    const removal = await removeBuildxBuilder(state.builderName, opts);
+    if (removal !== 'failed') {
+      state.buildxCreated = false;
+      opts.save?.();
+    }
+    return removal;
+  };
+  const [report, buildx] = await Promise.all([requests(), remove()]);
+  return {report, buildx};
+}
+
+async function tearDownIds(pending: string[], opts: StateTeardownOpts): Promise<TeardownReport> {
+  if (pending.length === 0) return noTeardown();
+  let api: BuilderApi;
+  try {
+    api = opts.api();
+  } catch (e) {
+    return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
+  }
+  return teardownBuilders(api, pending, {logger: opts.logger, clock: opts.clock, timeoutMs: opts.limits.budgetMs});
+}
+
+/** `buildx rm` within its limit; a stalled one forgets the builder instead. What fails is warned about. */
+async function removeBuildxBuilder(name: string, opts: StateTeardownOpts): Promise<BuildxRemoval> {
+  try {
+    return await opts.buildx.rm(name, {timeoutMs: opts.limits.rmMs});
+  } catch (e) {
+    if (e instanceof BuildxError && e.timedOut && opts.buildx.forget(name)) {
+      opts.logger.info(`buildx rm "${name}" stalled; removed its record from buildx's store instead`);
+      return 'forgotten';
+    }
+    opts.logger.warning(errorMessage(e));
+    return 'failed';
+  }
 }
 
 /** Longest pause between two rounds without a Retry-After. */

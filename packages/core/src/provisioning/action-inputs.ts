@@ -9,10 +9,9 @@ import {
   parseRetries,
   parseTimeoutMs,
   resolveApiUrl,
-  resolveCredentials,
-  type Credentials,
   type FallbackMode
 } from '../inputs.js';
+import {resolveCredentials, type Credentials} from '../credentials.js';
 import type {ActionIO} from './action-io.js';
 
 /** Inputs every action has (action.yml names): what provisioning reads. */

@@ -5,7 +5,7 @@ import {CancelledError} from '../lifecycle/cancelled-error.js';
 import {BuildAttemptsError, runBuildAttempts, type AttemptBuilders} from './build-attempts.js';
 import {buildxDisagreement} from './buildx-agreement.js';
 import type {BuildFacts} from './build-outputs.js';
-import type {BuildFn, BuildStrategy} from './build-run.js';
+import type {BuildFn, BuildStrategy} from './build-strategy.js';
 import {assignedTarget, type BuildTarget} from './build-target.js';
 import {cancellation} from './cancellation.js';
 import type {StepContext} from './step-context.js';
@@ -41,19 +41,19 @@ export class AssignedBuilder implements BuildStrategy {
 
   constructor(opts: AssignedBuilderOpts) {
     this.#opts = opts;
-    this.target = assignedTarget(opts.builder, opts.run.provisioner.lifecycle.inspected);
+    this.target = assignedTarget(opts.builder, opts.run.inspected);
     this.#current = this.target.name;
     this.facts.timeToReadyMs = opts.builder.timeToReadyMs;
   }
 
   async build<R>(build: BuildFn<R>): Promise<R> {
     const {ctx, run} = this.#opts;
-    const {provisioner, recorder} = run;
+    const {recorder} = run;
     try {
       const done = await runBuildAttempts<BuildTarget, R>({
         retries: this.#opts.retries,
-        api: provisioner.api,
-        probe: provisioner.lifecycle.tlsProbe,
+        api: run.api,
+        probe: run.probe,
         logger: ctx.io.logger,
         signal: ctx.signal,
         first: {ready: this.#opts.builder.ready, target: this.target},
@@ -74,7 +74,7 @@ export class AssignedBuilder implements BuildStrategy {
         onResult: r => recorder.result(r)
       });
       await this.#exportRecord();
-      await provisioner.release('after the build; billing stopped');
+      await run.release('after the build; billing stopped');
       await this.#opts.record?.publish(recorder);
       this.facts.attempts = done.attempts;
       this.facts.cache = done.cache;
@@ -82,7 +82,7 @@ export class AssignedBuilder implements BuildStrategy {
     } catch (e) {
       // A failed build's record is the most useful one; a cancelled step exports nothing (exportFrom).
       await this.#exportRecord();
-      const report = await provisioner.release('after the failure');
+      const report = await run.release('after the failure');
       await this.#opts.record?.publish(recorder);
       this.facts.attempts = e instanceof BuildAttemptsError ? e.attempts : recorder.record.attempts.length;
       // A cancelled run says what became of the builders: never "torn down" when a teardown failed.
@@ -109,7 +109,7 @@ export class AssignedBuilder implements BuildStrategy {
   async #replace(why: string): Promise<AttemptBuilders<BuildTarget>> {
     const {run, request} = this.#opts;
     await this.#exportRecord();
-    await run.provisioner.release(`after: ${why}`);
+    await run.release(`after: ${why}`);
     const spent = this.facts.timeToReadyMs ?? 0;
     const left = request.timeoutMs - spent;
     if (left <= 0) {
@@ -117,9 +117,9 @@ export class AssignedBuilder implements BuildStrategy {
         `No time is left of "${this.#opts.timeoutName}" (${request.timeoutMs} ms, spent waiting for builders) to get a new builder: raise it to allow a replacement`
       );
     }
-    const builder = await run.provisioner.provision({...request, timeoutMs: left});
+    const builder = await run.provision({...request, timeoutMs: left});
     this.facts.timeToReadyMs = spent + builder.timeToReadyMs;
-    const target = assignedTarget(builder, run.provisioner.lifecycle.inspected);
+    const target = assignedTarget(builder, run.inspected);
     this.#current = target.name;
     return {ready: builder.ready, target};
   }

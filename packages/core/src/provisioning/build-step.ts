@@ -8,7 +8,7 @@ import {EarlyPhase} from '../report/run-record.js';
 import type {ActionIO} from './action-io.js';
 import {BuildStepInput, BuildStepState, type BuildStepInputs} from './action-inputs.js';
 import {AssignedBuilder} from './assigned-builder.js';
-import {BuildRun} from './build-run.js';
+import type {BuildFn, BuildStrategy} from './build-strategy.js';
 import {earlyPhase, readStepInputs} from './early-failure.js';
 import {FallbackBuilder} from './fallback-builder.js';
 import {builderOverridesProfile, SharedBuilder} from './shared-builder.js';
@@ -26,6 +26,11 @@ export interface BuildStepOpts {
   call?: string;
   /** Uploads the build record after the teardown; default uploadBuildRecord (record-upload.ts). */
   uploadRecord?: UploadRecord;
+}
+
+/** A build step's run once it has a builder: build() runs the action's build on it (StepRun.build). */
+export interface BuildRun {
+  build<R>(build: BuildFn<R>): Promise<R>;
 }
 
 export interface BuildCommandOpts {
@@ -141,7 +146,7 @@ export class BuildStep {
   async acquire(): Promise<BuildRun> {
     const {ctx} = this;
     const {inputs, action} = this.#opts;
-    const run = new StepRun(ctx, {
+    const run = StepRun.forStep(ctx, {
       action,
       token: inputs.credentials?.token,
       apiUrl: inputs['api-url'],
@@ -150,35 +155,40 @@ export class BuildStep {
       sizeHint: inputs['builder-size']
     });
     this.#run = run;
-    const record = this.#buildRecord();
     try {
-      if (inputs.builder !== '') {
-        return new BuildRun(run, await SharedBuilder.open(ctx, run, inputs.builder, NAMES, record), ctx.io);
-      }
-      const request = {profiles: inputs['profile-name'], setupBuildx: true, use: false, timeoutMs: inputs.timeout};
-      let builder: ProvisionedBuilder;
-      try {
-        builder = await run.provisioner.provision(request);
-      } catch (explained) {
-        const why = inputs.fallback === 'local' && !ctx.signal?.aborted ? fallbackReason(explained) : undefined;
-        if (why === undefined) throw explained;
-        return new BuildRun(run, await FallbackBuilder.create(ctx, run, explained, why, record), ctx.io);
-      }
-      const strategy = new AssignedBuilder({
-        ctx,
-        run,
-        request,
-        timeoutName: BuildStepInput.Timeout,
-        builder,
-        retries: inputs.retries,
-        record
-      });
-      return new BuildRun(run, strategy, ctx.io);
+      const strategy = await this.#strategy(run);
+      return {build: build => run.build(strategy, build, ctx.io)};
     } catch (e) {
       run.finish(e);
       run.close();
       throw e;
     }
+  }
+
+  /** The strategy acquire() picks (see there); a failure has torn down what was assigned. */
+  async #strategy(run: StepRun): Promise<BuildStrategy> {
+    const {ctx} = this;
+    const {inputs} = this.#opts;
+    const record = this.#buildRecord();
+    if (inputs.builder !== '') return SharedBuilder.open(ctx, run, inputs.builder, NAMES, record);
+    const request = {profiles: inputs['profile-name'], setupBuildx: true, use: false, timeoutMs: inputs.timeout};
+    let builder: ProvisionedBuilder;
+    try {
+      builder = await run.provision(request);
+    } catch (explained) {
+      const why = inputs.fallback === 'local' && !ctx.signal?.aborted ? fallbackReason(explained) : undefined;
+      if (why === undefined) throw explained;
+      return FallbackBuilder.create(ctx, run, explained, why, record);
+    }
+    return new AssignedBuilder({
+      ctx,
+      run,
+      request,
+      timeoutName: BuildStepInput.Timeout,
+      builder,
+      retries: inputs.retries,
+      record
+    });
   }
 
   /** The step's build record (export before each teardown, upload after): see StepBuildRecord. */

@@ -2,7 +2,7 @@ import {createBuilderApiClient, type ClosableBuilderApi} from '../lifecycle/buil
 import {DEFAULT_IN_FLIGHT_GRACE_MS} from '../lifecycle/builder-lifecycle.js';
 import type {Logger} from '../logger.js';
 
-/** Makes the client the provisioner and the post step talk to the service with; tests inject a fake. */
+/** Makes the client the run and the post step talk to the service with; tests inject a fake. */
 export type MakeBuilderApi = (apiUrl: string, token: string) => ClosableBuilderApi;
 
 /**

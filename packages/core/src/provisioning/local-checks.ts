@@ -5,6 +5,8 @@ import type {BakeDefinition} from '../docker/bake-definition.js';
 import {malformedPlatform} from '../docker/platform-guard.js';
 import {errorMessage, InputError} from '../errors.js';
 import type {Logger} from '../logger.js';
+import {CancelledError} from '../lifecycle/cancelled-error.js';
+import {cancellation} from './cancellation.js';
 
 /**
  * The checks run before anything is assigned: each one that fails here costs nothing, where the same
@@ -163,4 +165,52 @@ export class CommandNotFoundError extends Error {
     super(message);
     this.name = 'CommandNotFoundError';
   }
+}
+
+/** Title of the log group of the checks done before anything is assigned. */
+export const LOCAL_CHECKS_GROUP = 'Checking locally before assigning (nothing is billed yet)';
+
+/** What to check before assigning; each part is skipped when not given. */
+export interface LocalChecks<T> {
+  /**
+   * `docker buildx version`; `note` ends the message when buildx is missing (e.g. "nothing was assigned"), `alternative` is one
+   * more way out (see BuildxUnavailableError), e.g. INSTALL_BUILDX_ALTERNATIVE.
+   */
+  buildx?: {note?: string; alternative?: string};
+  /** Requested platforms, checked for form (the builders' platforms are checked once they are ready). */
+  platforms?: {values: string[]; name: string};
+  /** A command to run with the builder: it must be found (CLI `builder run`). */
+  command?: {name: string} & RequireCommandOpts;
+  /** The caller's own local work (argv gates, the bake definition, …). */
+  more?: (buildxVersion: string | undefined) => Promise<T>;
+}
+
+export interface LocalCheckResult<T> {
+  /** undefined when buildx was not checked. */
+  buildxVersion?: string;
+  more: T;
+}
+
+/**
+ * The local checks, in their own log group: the first that fails ends the step before any assignment.
+ * Cancellation during a check is reported as such, not as the check's failure.
+ */
+export async function runLocalChecks<T = undefined>(
+  env: {logger: Logger; buildx: Buildx; signal?: AbortSignal | undefined},
+  checks: LocalChecks<T>
+): Promise<LocalCheckResult<T>> {
+  const {logger, signal} = env;
+  return logger.group(LOCAL_CHECKS_GROUP, async () => {
+    try {
+      if (checks.platforms) checkPlatformNames(checks.platforms.values, checks.platforms.name);
+      if (checks.command) requireCommand(checks.command.name, checks.command);
+      const buildxVersion = checks.buildx
+        ? await requireBuildx(env.buildx, {logger}, signal, checks.buildx.note, checks.buildx.alternative)
+        : undefined;
+      const more = (checks.more ? await checks.more(buildxVersion) : undefined) as T;
+      return {buildxVersion, more};
+    } catch (e) {
+      throw signal?.aborted && !(e instanceof CancelledError) ? cancellation(signal, 'during the local checks') : e;
+    }
+  });
 }

@@ -5,7 +5,7 @@ import type {RunRecord} from '../report/run-record.js';
 /**
  * The one reading of how a run that threw ended, for the run record: cancelled when the step's signal was
  * aborted or the error is a cancellation; a timeout when a builder was not ready in time (also when that
- * error was explained or wrapped on the way up, as Provisioner.provision and the build attempts do); a
+ * error was explained or wrapped on the way up, as StepRun.provision and the build attempts do); a
  * failure otherwise.
  */
 export function failedOutcome(error: unknown, signal?: AbortSignal): Exclude<RunRecord['outcome'], 'success'> {

@@ -1,15 +1,21 @@
 import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
-import {BUILDX_RM_TIMEOUT_MS, Buildx, BuildxError} from '../buildx/buildx.js';
+import {Buildx} from '../buildx/buildx.js';
 import type {ActionIO} from './action-io.js';
 import {BuildersClient} from '../api/builders-client.js';
 import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
-import {resolveCredentials, resolveTeardownTimeoutMs} from '../inputs.js';
+import {resolveCredentials} from '../credentials.js';
 import {removeCertDir} from '../certs/cert-store.js';
-import {loadBuilderState, saveBuilderState, type StateStore} from '../state.js';
+import {loadBuilderState, pendingBuilderIds, saveBuilderState, type StateStore} from '../state.js';
 import type {BuilderApi} from '../api/builder-api.js';
-import {teardownBuilders, type TeardownReport} from '../lifecycle/teardown.js';
+import {noTeardown, tearDownState, type TeardownReport} from '../lifecycle/teardown.js';
+import {
+  BUILDX_RM_TIMEOUT_MS,
+  DEFAULT_TEARDOWN_TIMEOUT_MS,
+  teardownLimits,
+  type TeardownLimits
+} from '../lifecycle/teardown-limits.js';
 import {GitHubContext} from '../docker/github-context.js';
 import type {BakeDefinitionText} from '../report/bake-definition-file.js';
 import type {BuildInputs} from '../report/build-inputs.js';
@@ -23,10 +29,8 @@ export interface PostCleanupOpts {
   /** The API client for the URL main used; throws when credentials are missing. */
   makeApi: (apiUrl: string) => BuilderApi;
   buildx: Buildx;
-  /** Bound on `buildx rm` (a stuck buildx must not hang the job). */
-  rmTimeoutMs?: number;
-  /** Bound on the whole teardown. */
-  teardownTimeoutMs?: number;
+  /** The teardown's limits; default teardownLimits('post') without the variable. */
+  limits?: TeardownLimits;
   /** Times the teardown's rounds and its budget; default the system clock. */
   clock?: Clock;
   /** What assigned the builders, in messages (default "main", the actions' main step; the CLI: "builder up"). */
@@ -43,75 +47,50 @@ export interface PostCleanupResult {
   maybeBilled: string[];
 }
 
-async function tearDown(opts: PostCleanupOpts, apiUrl: string, pending: string[]): Promise<TeardownReport> {
-  if (pending.length === 0) return {tornDown: [], alreadyGone: [], failed: []};
-  let api: BuilderApi;
-  try {
-    api = opts.makeApi(apiUrl);
-  } catch (e) {
-    return {tornDown: [], alreadyGone: [], failed: pending.map(id => ({id, error: errorMessage(e)}))};
-  }
-  return teardownBuilders(api, pending, {
-    logger: opts.logger,
-    clock: opts.clock,
-    timeoutMs: opts.teardownTimeoutMs ?? 30000
-  });
-}
-
-async function removeBuildx(opts: PostCleanupOpts, name: string, created: boolean): Promise<void> {
-  if (!created) return;
-  const {logger} = opts;
-  try {
-    const res = await opts.buildx.rm(name, {timeoutMs: opts.rmTimeoutMs ?? BUILDX_RM_TIMEOUT_MS});
-    logger.info(res === 'removed' ? `Removed buildx builder "${name}"` : `buildx builder "${name}" is already gone`);
-  } catch (e) {
-    if (e instanceof BuildxError && e.timedOut && opts.buildx.forget(name)) {
-      logger.info(`buildx rm "${name}" stalled; removed its record from buildx's store instead`);
-    } else {
-      logger.warning(errorMessage(e));
-    }
-  }
-}
-
 /**
- * The post step shared by every action: forget the buildx builder, remove the certificates and tear
- * down every builder main assigned and did not tear down itself. Warns, never throws.
+ * The post step shared by every action and `builder down`: the one teardown (tearDownState) of what the
+ * saved state lists as not torn down, the buildx builder with it, then the certificates. Warns, never throws.
  */
 export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupResult> {
   const {logger} = opts;
   const by = opts.assignedBy ?? 'main';
-  const empty: TeardownReport = {tornDown: [], alreadyGone: [], failed: []};
   let state;
   try {
     state = loadBuilderState(opts.state);
   } catch (e) {
     logger.warning(`Cannot read the state ${by} saved (${errorMessage(e)}); nothing can be cleaned up from here`);
-    return {hadState: false, teardown: empty, maybeBilled: []};
+    return {hadState: false, teardown: noTeardown(), maybeBilled: []};
   }
   if (!state) {
     logger.info(`Nothing to clean up: ${by} assigned no builder.`);
-    return {hadState: false, teardown: empty, maybeBilled: []};
+    return {hadState: false, teardown: noTeardown(), maybeBilled: []};
   }
   const current = state;
   const {guard} = opts;
-  const pendingIds = current.builderIds.filter(id => !current.tornDownIds.includes(id));
+  const pendingIds = pendingBuilderIds(current);
   // Refused values are not acted on: no request to a foreign URL, no buildx rm of a foreign name, no rm -rf.
   const apiUrl = guard && pendingIds.length > 0 ? guard.apiUrl(current.apiUrl) : current.apiUrl;
-  const pending = apiUrl === undefined ? [] : pendingIds;
   const buildxCreated = current.buildxCreated && (!guard || guard.builderName(current.builderName) !== undefined);
   const certDir = guard ? (guard.path('the certificate folder', current.certDir) ?? '') : current.certDir;
   const what = [
     buildxCreated ? `buildx builder "${current.builderName}"` : '',
-    pending.length > 0 ? pending.join(', ') : ''
+    apiUrl !== undefined && pendingIds.length > 0 ? pendingIds.join(', ') : ''
   ]
     .filter(Boolean)
     .join(' and ');
   // Teardown (billing) and buildx rm run at once: rm is quick while the endpoints still answer.
   const teardown = await logger.group(what ? `Removing ${what}` : 'Cleaning up', async () => {
-    const [report] = await Promise.all([
-      tearDown(opts, apiUrl ?? '', pending),
-      removeBuildx(opts, current.builderName, buildxCreated)
-    ]);
+    const {report, buildx} = await tearDownState(current, {
+      api: () => opts.makeApi(apiUrl ?? ''),
+      buildx: opts.buildx,
+      logger,
+      clock: opts.clock,
+      limits: opts.limits ?? POST_LIMITS,
+      builders: apiUrl !== undefined,
+      buildxBuilder: buildxCreated
+    });
+    if (buildx === 'removed') logger.info(`Removed buildx builder "${current.builderName}"`);
+    if (buildx === 'absent') logger.info(`buildx builder "${current.builderName}" is already gone`);
     if (pendingIds.length === 0) {
       logger.info(
         current.builderIds.length > 0 ? `Every builder was already torn down by ${by}.` : 'No builder was assigned.'
@@ -128,8 +107,6 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
       logger.warning(`Failed to remove ${certDir}: ${errorMessage(e)}`);
     }
   }
-
-  current.tornDownIds.push(...teardown.tornDown, ...teardown.alreadyGone);
   saveBuilderState(opts.state, current);
 
   const maybeBilled = teardown.failed.map(f => f.id);
@@ -140,6 +117,9 @@ export async function postCleanup(opts: PostCleanupOpts): Promise<PostCleanupRes
   }
   return {hadState: true, teardown, maybeBilled};
 }
+
+/** Post's limits when the variable is not read (or is bad): the defaults of teardownLimits('post'). */
+const POST_LIMITS: TeardownLimits = {budgetMs: DEFAULT_TEARDOWN_TIMEOUT_MS, rmMs: BUILDX_RM_TIMEOUT_MS};
 
 export interface PostStepOpts {
   io: ActionIO;
@@ -168,9 +148,9 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
   const {io} = opts;
   const clients: {close(): void}[] = [];
   try {
-    let teardownTimeoutMs: number | undefined;
+    let limits: TeardownLimits | undefined;
     try {
-      teardownTimeoutMs = resolveTeardownTimeoutMs(io.env);
+      limits = teardownLimits('post', io.env);
     } catch (e) {
       io.logger.warning(`${errorMessage(e)}; using the default`);
     }
@@ -178,7 +158,7 @@ export async function postStepCleanup(opts: PostStepOpts): Promise<PostCleanupRe
       logger: io.logger,
       state: io.state,
       guard: opts.guard,
-      teardownTimeoutMs,
+      limits,
       buildx: opts.buildx ?? new Buildx({logger: io.logger}),
       makeApi: apiUrl => {
         const {token} = resolveCredentials(io.getInput(opts.apiKeyInput), io.env, opts.apiKeyInput);

@@ -5,7 +5,7 @@ import {FALLBACK_BUILDER_PREFIX, removeLocalFallbackBuilder} from '../lifecycle/
 import {readBakeDefinition} from '../report/bake-definition-file.js';
 import {readSummaryInputs, type SummaryInputsSpec} from '../report/build-inputs.js';
 import {defaultMakeBuilderApi} from './builder-api-factory.js';
-import {RemoteInput} from './action-inputs.js';
+import {BuildStepInput, BuildStepState, RemoteInput} from './action-inputs.js';
 import {postStepCleanup, type PostCleanupResult} from './post-cleanup.js';
 import {PostStateGuard} from './post-state-guard.js';
 import {installedDockerConfig, removeInstalledBuildx} from './step-buildx.js';
@@ -81,6 +81,16 @@ export async function runPostStep(deps: StepDeps, names: PostStepNames): Promise
   } finally {
     if (installed) removeInstalledBuildx(io, installed);
   }
+}
+
+/** The post step of a build action (build-push, bake): its inputs' names, and the inputs its summary shows. */
+export function runBuildPostStep(deps: StepDeps, summaryInputs: SummaryInputsSpec): Promise<PostCleanupResult> {
+  return runPostStep(deps, {
+    apiKeyInput: BuildStepInput.ApiKey,
+    builderInput: BuildStepInput.Builder,
+    tmpDirState: BuildStepState.TmpDir,
+    summaryInputs
+  });
 }
 
 /** The service URL the step's own inputs name (api-url, else REMOTE_BUILDER_API_URL); undefined when none. */

@@ -1,7 +1,7 @@
 import {errorMessage} from '../errors.js';
 import type {StepBuildRecord} from '../record/step-build-record.js';
 import type {BuildFacts} from './build-outputs.js';
-import {singleAttempt, type BuildFn, type BuildStrategy} from './build-run.js';
+import {singleAttempt, type BuildFn, type BuildStrategy} from './build-strategy.js';
 import {inspectedTarget, type BuildTarget} from './build-target.js';
 import {cancellation} from './cancellation.js';
 import type {StepContext} from './step-context.js';

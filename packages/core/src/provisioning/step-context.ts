@@ -5,7 +5,7 @@ import {systemClock, type Clock} from '../clock.js';
 import {GitHubContext} from '../docker/github-context.js';
 import {NodeExec, type Exec} from '../exec.js';
 import type {ActionIO} from './action-io.js';
-import {runLocalChecks, type LocalCheckResult, type LocalChecks} from './provisioner.js';
+import {runLocalChecks, type LocalCheckResult, type LocalChecks} from './local-checks.js';
 import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
 import {findsBuildxPlugin, stepBuildx, type ProvisionerDeps, type StepDeps} from './step-deps.js';
 import {buildSummaryEnabled} from './summary-env.js';

@@ -4,7 +4,6 @@ import {isMultiArch} from '../billing/multi-arch.js';
 import type {BuilderSize} from '../billing/price-table.js';
 import {isBuilderSize} from '../billing/price-table.js';
 import {errorMessage} from '../errors.js';
-import type {TeardownReport} from '../lifecycle/teardown.js';
 import type {StateStore} from '../state.js';
 import {State} from '../state.js';
 import type {AttemptRecord, BuilderRecord, BuildRecordReport, RunRecord, RunResult} from './run-record.js';
@@ -26,6 +25,13 @@ export interface RunRecorderOpts {
   summary: boolean;
   /** Values that must never reach the summary (the API key); client keys seen in details are added. */
   secrets?: string[];
+}
+
+/** What a teardown achieved, as the record reads it (the lifecycle's TeardownReport has this shape). */
+export interface TeardownFacts {
+  tornDown: string[];
+  alreadyGone: string[];
+  failed: {id: string; error: string}[];
 }
 
 /** The record as saved for post: the report's facts plus whether to write it. Nothing secret. */
@@ -154,7 +160,7 @@ export class RunRecorder {
   }
 
   /** What a teardown achieved: billing of those builders ended now (or earlier, for those already gone). */
-  tornDown(report: TeardownReport): void {
+  tornDown(report: TeardownFacts): void {
     const at = this.#now();
     for (const id of report.tornDown) this.#end(id, at, 'torn-down');
     for (const id of report.alreadyGone) this.#end(id, at, 'already-gone');
@@ -241,7 +247,7 @@ export function loadRun(state: StateStore): SavedRun | undefined {
  * The record as post reports it: post's own teardown applied (billing of those builders ended now), the
  * end time now, and a main that never finished (killed by the runner) reported as cancelled in its phase.
  */
-export function closeRun(run: SavedRun, postTeardown: TeardownReport, now: number): RunRecord {
+export function closeRun(run: SavedRun, postTeardown: TeardownFacts, now: number): RunRecord {
   const {summary: _summary, ...record} = structuredClone(run);
   for (const b of record.builders) {
     if (postTeardown.tornDown.includes(b.id)) Object.assign(b, {tornDownAt: now, teardown: 'torn-down'});

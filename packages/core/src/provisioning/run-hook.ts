@@ -4,7 +4,7 @@ import {CancelledError} from '../lifecycle/cancelled-error.js';
 import {proxySecrets} from '../net/proxy-secrets.js';
 import {claimPostState} from './post-state-keys.js';
 
-export interface RunStepOpts {
+export interface RunHookOpts {
   /** Where signals come from; default `process`. */
   signals?: Pick<NodeJS.Process, 'on' | 'off'>;
   /** Ends the process once the step is done (dangling keep-alive sockets must not hold it); default process.exit. */
@@ -16,11 +16,11 @@ export interface RunStepOpts {
  * what it assigned and rejects; any error fails the step with its message. post: signals are noted but
  * do not stop the cleanup, and errors only warn, so post never fails the job.
  */
-export async function runStep(
+export async function runHook(
   io: ActionIO,
   hook: 'main' | 'post',
   fn: (signal: AbortSignal) => Promise<unknown>,
-  opts: RunStepOpts = {}
+  opts: RunHookOpts = {}
 ): Promise<void> {
   const signals = opts.signals ?? process;
   const exit = opts.exit ?? ((code: number) => process.exit(code));

@@ -5,8 +5,9 @@ import {join} from 'node:path';
 import {Buildx} from '../../src/buildx/buildx.js';
 import type {ProvisionedBuilder} from '../../src/lifecycle/builder-lifecycle.js';
 import {assignTimeoutFor} from '../../src/provisioning/builder-api-factory.js';
-import {BUILDER_NAME, newBuilderName} from '../../src/provisioning/builder-name.js';
-import {LOCAL_CHECKS_GROUP, Provisioner} from '../../src/provisioning/provisioner.js';
+import {BUILDER_NAME, newBuilderName} from '../../src/lifecycle/builder-name.js';
+import {LOCAL_CHECKS_GROUP} from '../../src/provisioning/local-checks.js';
+import {StepRun} from '../../src/provisioning/step-run.js';
 import {loadBuilderState, MemoryStateStore} from '../../src/state.js';
 import {assigned, FakeBuilderApi, readyDetails} from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
@@ -16,7 +17,7 @@ import {RecordingLogger} from '../fakes/recording-logger.js';
 
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'provisioner-test-'));
+  root = await mkdtemp(join(tmpdir(), 'step-run-test-'));
 });
 afterEach(async () => {
   await rm(root, {recursive: true, force: true});
@@ -31,7 +32,10 @@ function harness(opts: {version?: () => {exitCode?: number; stdout?: string; std
   const exec = new FakeExec(c =>
     subcommand(c.args) === 'version' ? (opts.version?.() ?? {stdout: 'github.com/docker/buildx v0.13.1 abc\n'}) : {}
   );
-  const provisioner = new Provisioner({
+  const run = new StepRun({
+    action: 'configure',
+    summary: true,
+    env: {},
     apiUrl: 'https://api.example.com',
     token: 'k',
     state,
@@ -50,7 +54,7 @@ function harness(opts: {version?: () => {exitCode?: number; stdout?: string; std
     probe: new FakeProbe().probe,
     schedule: {intervalMs: 100, probeIntervalMs: 50, maxBackoffMs: 400}
   });
-  return {api, logger, state, exec, provisioner, made, closed: () => closed};
+  return {api, logger, state, exec, run, made, closed: () => closed};
 }
 
 function builderWith(platforms: string[][]): ProvisionedBuilder {
@@ -89,17 +93,41 @@ describe('the assignment limit', () => {
   });
 });
 
-describe('Provisioner', () => {
-  test('the injected factory makes the client with the URL and key; close() releases it', () => {
+describe('StepRun', () => {
+  test('the injected factory makes the client on first use, with the URL and key; close() releases it once', () => {
     const h = harness();
+    expect(h.made).toEqual([]);
+    expect(h.run.api).toBe(h.api);
     expect(h.made).toEqual([{apiUrl: 'https://api.example.com', token: 'k'}]);
-    h.provisioner.close();
+    h.run.close();
+    h.run.close();
     expect(h.closed()).toBe(1);
+  });
+
+  test("the lifecycle's events land in the run record: assigned, ready, torn down; keep() ends it a success", async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1', {arch: 'arm64'}));
+    const b = await h.run.provision({profiles: ['amd'], setupBuildx: true, use: false});
+    h.run.keep(b);
+    const kept = JSON.parse(h.state.get('run')) as Record<string, unknown>;
+    expect(kept).toMatchObject({outcome: 'success', result: {builder: 'rb'}});
+    expect(kept['builders']).toEqual([
+      expect.objectContaining({id: 'b1', profile: 'amd', arch: 'arm64', readyAt: expect.any(Number)})
+    ]);
+    await h.run.release('after the test');
+    expect(JSON.parse(h.state.get('run'))).toMatchObject({builders: [{id: 'b1', teardown: 'torn-down'}]});
+  });
+
+  test('a failed acquire ends the record with its outcome', async () => {
+    const h = harness();
+    const err = await h.run.acquire({profiles: [], setupBuildx: false, use: false}).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('no builder profile given');
+    expect(JSON.parse(h.state.get('run'))).toMatchObject({outcome: 'failure', errorTail: ['no builder profile given']});
   });
 
   test('local checks: buildx, platform form and the command, in their own group, before anything is assigned', async () => {
     const h = harness();
-    const res = await h.provisioner.checkLocal({
+    const res = await h.run.checkLocal({
       buildx: {},
       platforms: {values: ['linux/amd64'], name: '--platforms'},
       command: {name: process.execPath, env: {}, cwd: root},
@@ -107,15 +135,15 @@ describe('Provisioner', () => {
     });
     expect(res).toEqual({buildxVersion: '0.13.1', more: 'gates for 0.13.1'});
     expect(h.logger.groups).toEqual([LOCAL_CHECKS_GROUP]);
-    await expect(
-      h.provisioner.checkLocal({platforms: {values: ['linux/amd64x'], name: '--platforms'}})
-    ).rejects.toThrow('"linux/amd64x" is not a platform');
+    await expect(h.run.checkLocal({platforms: {values: ['linux/amd64x'], name: '--platforms'}})).rejects.toThrow(
+      '"linux/amd64x" is not a platform'
+    );
     expect(h.api.assignCalls).toEqual([]);
   });
 
   test("a missing buildx keeps docker's reason and our advice once, then the alternative and the note", async () => {
     const h = harness({version: () => ({exitCode: 127, stderr: 'docker: not found'})});
-    const e = await h.provisioner
+    const e = await h.run
       .checkLocal({buildx: {note: 'nothing was assigned', alternative: 'set "setup-buildx: false"'}})
       .then(
         () => undefined,
@@ -130,10 +158,10 @@ describe('Provisioner', () => {
   test('provision: assigns, readies, sets up buildx; release tears down in its own group', async () => {
     const h = harness();
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1', {arch: 'amd64'}));
-    const b = await h.provisioner.provision({profiles: ['amd'], setupBuildx: true, use: false});
+    const b = await h.run.provision({profiles: ['amd'], setupBuildx: true, use: false});
     expect(b).toMatchObject({name: 'rb', profile: 'amd', builderIds: ['b1'], buildxCreated: true});
     expect(loadBuilderState(h.state)).toMatchObject({builderIds: ['b1'], tornDownIds: []});
-    const report = await h.provisioner.release('after the test');
+    const report = await h.run.release('after the test');
     expect(report.tornDown).toEqual(['b1']);
     expect(h.logger.groups.at(-1)).toBe('Tearing down the builders');
     expect(h.logger.messages('info')).toContain('Tore down b1 after the test');
@@ -145,7 +173,7 @@ describe('Provisioner', () => {
     h.api
       .onAssign('amd', assigned('b1'))
       .onDetails('b1', ...Array(100).fill(readyDetails('10.0.0.1:1', {status: 'starting'})));
-    const err = await h.provisioner
+    const err = await h.run
       .provision({profiles: ['amd'], setupBuildx: false, use: false, timeoutMs: 300})
       .catch((e: unknown) => e as Error);
     expect((err as Error).message).toMatch(
@@ -160,27 +188,21 @@ describe('Provisioner', () => {
       requested => {
         const h = harness();
         expect(() =>
-          h.provisioner.checkOffered(
-            builderWith([['linux/amd64'], ['linux/arm64']]),
-            requested.split(','),
-            '--platforms'
-          )
+          h.run.checkOffered(builderWith([['linux/amd64'], ['linux/arm64']]), requested.split(','), '--platforms')
         ).not.toThrow();
       }
     );
 
     test('an architecture no node runs fails, naming it, what the nodes have and the fix', () => {
       const h = harness();
-      expect(() =>
-        h.provisioner.checkOffered(builderWith([['linux/amd64']]), ['linux/arm64/v8'], '--platforms')
-      ).toThrow(
+      expect(() => h.run.checkOffered(builderWith([['linux/amd64']]), ['linux/arm64/v8'], '--platforms')).toThrow(
         '--platforms asks for arm64, but no node of builder "rb" offers it (it has amd64, 386); builds for it would fail with "exec format error". Fix: enable arm64 on builder profile "multi" in the web UI, or leave it out of --platforms'
       );
     });
 
     test('nodes that report no platforms: a warning, no failure', () => {
       const h = harness();
-      h.provisioner.checkOffered(builderWith([[]]), ['linux/arm64'], '--platforms');
+      h.run.checkOffered(builderWith([[]]), ['linux/arm64'], '--platforms');
       expect(h.logger.messages('warning')).toEqual([
         'Cannot check --platforms against builder "rb": its nodes report no platforms'
       ]);

@@ -1,7 +1,7 @@
 import {describe, expect, test} from '@jest/globals';
 import {CancelledError} from '../../src/lifecycle/cancelled-error.js';
 import {POST_STATE_KEYS} from '../../src/provisioning/post-state-keys.js';
-import {runStep} from '../../src/provisioning/run-step.js';
+import {runHook} from '../../src/provisioning/run-hook.js';
 import {FakeActionIO, FakeSignals} from '../fakes/fake-action-io.js';
 
 function harness() {
@@ -23,19 +23,19 @@ function harness() {
 const untilAborted = (signal: AbortSignal): Promise<never> =>
   new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), {once: true}));
 
-describe('runStep main', () => {
+describe('runHook main', () => {
   test('masks the proxy passwords of the environment before the step runs', async () => {
     const h = harness();
     h.io.env['HTTPS_PROXY'] = 'http://jo:pr0xy-pw@proxy.corp:3128';
     let masked: string[] = [];
-    await runStep(h.io, 'post', async () => void (masked = [...h.io.logger.secrets]), h.opts);
+    await runHook(h.io, 'post', async () => void (masked = [...h.io.logger.secrets]), h.opts);
     expect(masked).toContain('pr0xy-pw');
   });
 
   test('writes every key post reads, empty, before the step runs (a value planted in the log never reaches post); post writes none', async () => {
     const h = harness();
     let atStart: string[] = [];
-    await runStep(
+    await runHook(
       h.io,
       'main',
       async () => void (atStart = [...h.io.state.values.entries()].map(([k, v]) => `${k}=${v}`)),
@@ -43,14 +43,14 @@ describe('runStep main', () => {
     );
     expect(atStart).toEqual(POST_STATE_KEYS.map(k => `${k}=`));
     const post = harness();
-    await runStep(post.io, 'post', async () => undefined, post.opts);
+    await runHook(post.io, 'post', async () => undefined, post.opts);
     expect(post.io.state.values.size).toBe(0);
   });
 
   test('success → exit 0, nothing failed, a live signal handed to the step', async () => {
     const h = harness();
     let seen: AbortSignal | undefined;
-    await runStep(
+    await runHook(
       h.io,
       'main',
       async signal => {
@@ -66,7 +66,7 @@ describe('runStep main', () => {
 
   test('an error → setFailed with its message, exit 1', async () => {
     const h = harness();
-    await runStep(h.io, 'main', () => Promise.reject(new Error('Failed to assign builder: HTTP 500')), h.opts);
+    await runHook(h.io, 'main', () => Promise.reject(new Error('Failed to assign builder: HTTP 500')), h.opts);
     expect(h.io.failures).toEqual(['Failed to assign builder: HTTP 500']);
     expect(h.exits).toEqual([1]);
     expect(h.io.logger.messages('warning')).toEqual([]);
@@ -74,7 +74,7 @@ describe('runStep main', () => {
 
   test('a non-Error thrown value is stringified', async () => {
     const h = harness();
-    await runStep(h.io, 'main', () => Promise.reject('plain string'), h.opts);
+    await runHook(h.io, 'main', () => Promise.reject('plain string'), h.opts);
     expect(h.io.failures).toEqual(['plain string']);
     expect(h.exits).toEqual([1]);
   });
@@ -86,7 +86,7 @@ describe('runStep main', () => {
   ])('[%d] %s aborts the signal with a CancelledError; the step fails with it, exit 1', async (_n, sig) => {
     const h = harness();
     let reason: unknown;
-    await runStep(
+    await runHook(
       h.io,
       'main',
       signal => {
@@ -108,7 +108,7 @@ describe('runStep main', () => {
   test('a second signal is ignored: the first reason stands', async () => {
     const h = harness();
     let reason: unknown;
-    await runStep(
+    await runHook(
       h.io,
       'main',
       async signal => {
@@ -127,7 +127,7 @@ describe('runStep main', () => {
   test('signal handlers are installed only while the step runs', async () => {
     const h = harness();
     const during: number[] = [];
-    await runStep(
+    await runHook(
       h.io,
       'main',
       async () => {
@@ -142,10 +142,10 @@ describe('runStep main', () => {
   });
 });
 
-describe('runStep post', () => {
+describe('runHook post', () => {
   test('an error only warns, exit 0', async () => {
     const h = harness();
-    await runStep(h.io, 'post', () => Promise.reject(new Error('teardown exploded')), h.opts);
+    await runHook(h.io, 'post', () => Promise.reject(new Error('teardown exploded')), h.opts);
     expect(h.io.failures).toEqual([]);
     expect(h.io.logger.messages('warning')).toEqual(['post step failed: teardown exploded']);
     expect(h.exits).toEqual([0]);
@@ -153,7 +153,7 @@ describe('runStep post', () => {
 
   test('success → exit 0', async () => {
     const h = harness();
-    await runStep(h.io, 'post', async () => undefined, h.opts);
+    await runHook(h.io, 'post', async () => undefined, h.opts);
     expect(h.exits).toEqual([0]);
     expect(h.io.logger.lines).toEqual([]);
   });
@@ -165,7 +165,7 @@ describe('runStep post', () => {
   ])('[%d] %s does not abort the cleanup', async (_n, sig) => {
     const h = harness();
     let abortedAfterSignal: boolean | undefined;
-    await runStep(
+    await runHook(
       h.io,
       'post',
       async signal => {

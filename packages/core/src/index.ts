@@ -1,4 +1,4 @@
-export * from './provisioning/action-io.js';
+export * from './adapters/action-io.js';
 export * from './api/index.js';
 export * from './buildx/buildx-args.js';
 export * from './buildx/buildx.js';
@@ -24,7 +24,7 @@ export * from './lifecycle/local-fallback.js';
 export * from './provisioning/post-cleanup.js';
 export * from './lifecycle/readiness.js';
 export * from './lifecycle/readiness-progress.js';
-export * from './lifecycle/secrets.js';
+export * from './register-secret.js';
 export * from './lifecycle/teardown.js';
 export * from './lifecycle/teardown-limits.js';
 export * from './lifecycle/builder-name.js';

@@ -1,5 +1,5 @@
 import {EventEmitter} from 'node:events';
-import type {ActionIO} from '../../src/provisioning/action-io.js';
+import type {ActionIO} from '../../src/adapters/action-io.js';
 import {MemoryStateStore} from '../../src/state.js';
 import {RecordingLogger} from './recording-logger.js';
 

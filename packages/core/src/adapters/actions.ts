@@ -8,7 +8,7 @@
  * for byte (their tests hold the expected strings). @actions/tool-cache stays, in its lazily loaded chunk.
  */
 import {EOL} from 'node:os';
-import type {ActionIO} from '../provisioning/action-io.js';
+import type {ActionIO} from './action-io.js';
 import type {Logger} from '../logger.js';
 import type {StateStore} from '../state.js';
 import {annotationProperties, issueCommand, setKeyValue, untrustedOutput, writeLine} from './runner-protocol.js';

@@ -3,7 +3,7 @@ import {randomBytes} from 'node:crypto';
 import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Logger} from '../logger.js';
-import {registerSecret} from '../lifecycle/secrets.js';
+import {registerSecret} from '../register-secret.js';
 
 /** An entry of `secrets`, `secret-files` or `secret-envs` that is not KEY=VALUE, or a missing secret file. */
 export class SecretError extends Error {

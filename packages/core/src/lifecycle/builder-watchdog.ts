@@ -6,7 +6,7 @@ import type {BuilderApi} from '../api/builder-api.js';
 import {goneAnswerOf} from './builder-health.js';
 import {lostStatusOf} from './details-verdict.js';
 import type {ReadyBuilder} from './readiness.js';
-import {registerSecret} from './secrets.js';
+import {registerSecret} from '../register-secret.js';
 import type {TlsProbe} from './tls-probe.js';
 
 export interface BuilderWatchdogOpts {

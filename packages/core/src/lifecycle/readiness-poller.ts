@@ -6,7 +6,7 @@ import {detailsVerdict} from './details-verdict.js';
 import {readyBuilder, type ReadyBuilder} from './ready-builder.js';
 import {BuilderFailedError} from './readiness-errors.js';
 import {detailsPeriod, notReadyInTime, type ReadinessWait} from './readiness-wait.js';
-import {registerSecret} from './secrets.js';
+import {registerSecret} from '../register-secret.js';
 
 const FATAL_STATUSES = new Set([401, 403]);
 /**

@@ -12,7 +12,7 @@ import {
   type FallbackMode
 } from '../inputs.js';
 import {resolveCredentials, type Credentials} from '../credentials.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 
 /** Inputs every action has (action.yml names): what provisioning reads. */
 export const RemoteInput = {

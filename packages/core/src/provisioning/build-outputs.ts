@@ -1,5 +1,5 @@
 import type {CacheReport} from '../docker/cache-report.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {BuildStepOutput} from './action-inputs.js';
 
 /** What a build run tells about its attempts, its builders and the cache (each only when known). */

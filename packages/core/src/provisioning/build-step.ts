@@ -5,7 +5,7 @@ import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {fallbackReason} from '../lifecycle/local-fallback.js';
 import {BAKE_DEFINITION_FILE, writeBakeDefinition} from '../report/bake-definition-file.js';
 import {EarlyPhase} from '../report/run-record.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {BuildStepInput, BuildStepState, type BuildStepInputs} from './action-inputs.js';
 import {AssignedBuilder} from './assigned-builder.js';
 import type {BuildFn, BuildStrategy} from './build-strategy.js';

@@ -2,7 +2,7 @@ import {Env} from '../inputs.js';
 import {EarlyPhase, type RunRecord} from '../report/run-record.js';
 import {RunRecorder} from '../report/run-recorder.js';
 import {State} from '../state.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {failedOutcome} from './outcome.js';
 import {buildSummaryEnabled} from './summary-env.js';
 

@@ -2,7 +2,7 @@ import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import {Buildx} from '../buildx/buildx.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {BuildersClient} from '../api/builders-client.js';
 import {ACTION_INPUT_NAMES} from '../api/request-engine.js';
 import {resolveCredentials} from '../credentials.js';

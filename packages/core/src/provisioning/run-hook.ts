@@ -1,4 +1,4 @@
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {errorMessage} from '../errors.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
 import {proxySecrets} from '../net/proxy-secrets.js';

@@ -7,7 +7,7 @@ import type {ToolCache} from '../buildx-install/tool-cache.js';
 import {errorMessage} from '../errors.js';
 import type {Exec, ExecOpts, ExecResult} from '../exec.js';
 import {Env, resolveBuildxReleasesUrl} from '../inputs.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {cancellation} from './cancellation.js';
 import type {PostStateGuard} from './post-state-guard.js';
 

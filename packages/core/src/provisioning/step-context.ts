@@ -4,7 +4,7 @@ import type {InstalledBuildx} from '../buildx-install/index.js';
 import {systemClock, type Clock} from '../clock.js';
 import {GitHubContext} from '../docker/github-context.js';
 import {NodeExec, type Exec} from '../exec.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {runLocalChecks, type LocalCheckResult, type LocalChecks} from './local-checks.js';
 import {execWithEnv, setUpStepBuildx} from './step-buildx.js';
 import {findsBuildxPlugin, stepBuildx, type ProvisionerDeps, type StepDeps} from './step-deps.js';

@@ -3,7 +3,7 @@ import type {Clock} from '../clock.js';
 import type {Exec} from '../exec.js';
 import type {PollSchedule} from '../lifecycle/readiness.js';
 import type {TlsProbe} from '../lifecycle/tls-probe.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import type {MakeBuilderApi} from './builder-api-factory.js';
 import type {LoadToolCache} from './step-buildx.js';
 

@@ -20,7 +20,7 @@ import type {BuildFn, BuildStrategy} from './build-strategy.js';
 import {runLocalChecks, type LocalCheckResult, type LocalChecks} from './local-checks.js';
 import {failedOutcome} from './outcome.js';
 import {guardPlatforms} from './platform-shortfall.js';
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import type {StepContext} from './step-context.js';
 import type {ProvisionerDeps} from './step-deps.js';
 

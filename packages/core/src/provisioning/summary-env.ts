@@ -1,4 +1,4 @@
-import type {ActionIO} from './action-io.js';
+import type {ActionIO} from '../adapters/action-io.js';
 import {parseDockerBool} from '../docker/input-list.js';
 
 /**

@@ -1,4 +1,4 @@
-import type {Logger} from '../logger.js';
+import type {Logger} from './logger.js';
 
 /**
  * Registers a secret with the logger: the whole value and each non-trivial line, because the runner

@@ -1,7 +1,7 @@
 import {describe, expect, test} from '@jest/globals';
-import {registerSecret} from '../../src/lifecycle/secrets.js';
-import {TEST_KEY_SECRET_LINES, TEST_PEMS} from '../fakes/pems.js';
-import {RecordingLogger} from '../fakes/recording-logger.js';
+import {registerSecret} from '../src/register-secret.js';
+import {TEST_KEY_SECRET_LINES, TEST_PEMS} from './fakes/pems.js';
+import {RecordingLogger} from './fakes/recording-logger.js';
 
 function secretsOf(value: string): string[] {
   const logger = new RecordingLogger();

@@ -20,8 +20,8 @@ interface RecordRun {
   billedMs: number;
   /** From the export group's start to its end (the builder is held for it: billed). */
   exportMs?: number;
-  /** From the end of the export to the upload's last line (after the teardown: not billed). */
-  afterTeardownMs?: number;
+  /** From the teardown's last line to the upload's (not billed). */
+  uploadMs?: number;
 }
 
 export interface RecordBenchOpts {
@@ -56,7 +56,7 @@ export async function recordRows(opts: RecordBenchOpts): Promise<Row[]> {
   const stepAdded = med(withRecord.map(r => r.stepMs)) - med(without.map(r => r.stepMs));
   const billAdded = med(withRecord.map(r => r.billedMs)) - med(without.map(r => r.billedMs));
   const exports = withRecord.flatMap(r => (r.exportMs === undefined ? [] : [r.exportMs]));
-  const after = withRecord.flatMap(r => (r.afterTeardownMs === undefined ? [] : [r.afterTeardownMs]));
+  const after = withRecord.flatMap(r => (r.uploadMs === undefined ? [] : [r.uploadMs]));
   const buildx = `buildx ${env.state.buildxVersion}`;
   const single = (v: number) => ({n: opts.runs, median: v, p95: v, min: v, max: v});
   return [
@@ -137,6 +137,8 @@ async function buildPush(
         mark('export');
       } else if (seen.has('export') && !seen.has('exported') && /^(##\[endgroup\]|::endgroup::)/.test(line)) {
         mark('exported');
+      } else if (line.startsWith('Tore down ')) {
+        mark('torn');
       } else if (/^Build record (uploaded|not uploaded)/.test(line)) {
         mark('uploaded');
       }
@@ -153,11 +155,12 @@ async function buildPush(
   const at = (k: string): number | undefined => seen.get(k);
   const exportAt = at('export');
   const exportedAt = at('exported');
+  const tornAt = at('torn');
   const uploadedAt = at('uploaded');
   return {
     stepMs,
     billedMs: entries.reduce((sum, e) => sum + e.billedMs, 0),
     ...(exportAt !== undefined && exportedAt !== undefined ? {exportMs: exportedAt - exportAt} : {}),
-    ...(exportedAt !== undefined && uploadedAt !== undefined ? {afterTeardownMs: uploadedAt - exportedAt} : {})
+    ...(tornAt !== undefined && uploadedAt !== undefined ? {uploadMs: uploadedAt - tornAt} : {})
   };
 }

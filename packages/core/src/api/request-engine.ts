@@ -1,20 +1,14 @@
 import {abortReason, systemClock, type Clock} from '../clock.js';
 import {ApiError, type ApiCall} from '../errors.js';
-import {isLoopback} from '../loopback.js';
 import {nullLogger, type Logger} from '../logger.js';
-import {ProxyError} from '../net/proxy-error.js';
 import {USER_AGENT} from '../version.js';
 import {bodyExcerpt} from './body-excerpt.js';
 import {serviceMessage} from './service-message.js';
-import {
-  NodeHttpTransport,
-  TransportError,
-  type HttpMethod,
-  type HttpResponse,
-  type HttpTransport
-} from './http-transport.js';
+import {SDK_INPUT_NAMES, type ApiInputNames} from './input-names.js';
+import {answeredPlainHttp, transportApiError, transportFailure, withAttempts} from './transport-failure.js';
+import {NodeHttpTransport, type HttpMethod, type HttpResponse, type HttpTransport} from './http-transport.js';
 import type {ReadResult} from './response-readers.js';
-import {statusHint} from './status-hint.js';
+import {doubledPrefixHint, statusHint} from './status-hint.js';
 import {parseRetryAfterMs, RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
 
 export interface RequestEngineOpts {
@@ -38,29 +32,7 @@ export interface RequestEngineOpts {
   inputNames?: Partial<ApiInputNames>;
 }
 
-/** The names of the API URL, key and profile settings in hints. */
-export interface ApiInputNames {
-  /** Default `baseUrl`, the option of the clients. */
-  apiUrl: string;
-  /** Default `token`, the option of the clients. */
-  apiKey: string;
-  /** Default `the profile name` (assignBuilder's argument). */
-  profileName: string;
-}
-
-/** The SDK's names: the clients' options. */
-export const SDK_INPUT_NAMES: Readonly<ApiInputNames> = {
-  apiUrl: 'baseUrl',
-  apiKey: 'token',
-  profileName: 'the profile name'
-};
-
-/** The actions' inputs. */
-export const ACTION_INPUT_NAMES: Readonly<ApiInputNames> = {
-  apiUrl: 'api-url',
-  apiKey: 'api-key',
-  profileName: 'profile-name'
-};
+export {ACTION_INPUT_NAMES, SDK_INPUT_NAMES, type ApiInputNames} from './input-names.js';
 
 /** What a client of the service is built from: the engine's options, or an engine shared with another client. */
 export type ClientOpts = RequestEngineOpts | {engine: RequestEngine};
@@ -98,8 +70,6 @@ export interface Sent {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15000;
-
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
  * RequestEngine sends the calls of the service's clients: it adds the API key and user agent, retries
@@ -220,7 +190,14 @@ export class RequestEngine {
           await this.#backoff(spec, attempt, maxAttempts, undefined);
           continue;
         }
-        throw this.#transportError(spec, failure, attempt, timeoutMs);
+        throw transportApiError(failure, {
+          call: spec.call,
+          base: this.#base,
+          names: this.#names,
+          attempts: attempt,
+          timeoutMs,
+          unknownOutcomeHint: spec.unknownOutcomeHint
+        });
       }
       const size = Buffer.byteLength(res.body);
       this.#debugOutcome(
@@ -250,7 +227,7 @@ export class RequestEngine {
       // The service's message when its body has one, not the raw JSON around it.
       bodyExcerpt: this.#excerpt(serviceMessage(res.body) ?? res.body),
       hint: withAttempts(
-        (res.status === 404 ? this.#doubledPrefixHint() : undefined) ??
+        (res.status === 404 ? doubledPrefixHint(this.#base, this.#names) : undefined) ??
           statusHint(spec, res.status, this.#names, header(res, 'location')),
         attempts
       ),
@@ -281,49 +258,6 @@ export class RequestEngine {
     await this.#clock.sleep(delay, spec.signal);
   }
 
-  #transportError(spec: CallSpec, failure: TransportFailure, attempts: number, timeoutMs: number): ApiError {
-    let hint: string | undefined;
-    // A failure on the way through the proxy says which proxy and what to check: keep it whole.
-    if (failure.cause instanceof ProxyError) hint = failure.cause.message;
-    else if (answeredPlainHttp(failure)) hint = this.#plainHttpHint();
-    else if (failure.code === 'ETIMEDOUT') hint = `no answer within ${timeoutMs} ms`;
-    else if (UNREACHABLE_CODES.has(failure.code))
-      hint = `cannot reach ${new URL(this.#base).origin}: check the API URL and the network`;
-    else if (failure.code === 'ECONNRESET') hint = 'the connection was closed before the response was complete';
-    if (spec.unknownOutcomeHint && !failure.notSent)
-      hint = hint ? `${hint}; ${spec.unknownOutcomeHint}` : spec.unknownOutcomeHint;
-    return new ApiError({
-      call: spec.call,
-      code: failure.code,
-      notSent: failure.notSent,
-      hint: withAttempts(hint, attempts),
-      cause: failure.cause
-    });
-  }
-
-  /**
-   * A 404 from a base URL that ends in /api/v1. The spec gives every path as `/api/v1/…` relative to the
-   * base URL, so such a base doubles it (`/api/v1/api/v1/…`). The URL is not rewritten: nothing in the spec
-   * rules out a service mounted below a path that ends in /api/v1, so it is used as given and only a 404
-   * is explained (ahead of the call's own 404 hint, which it makes moot).
-   */
-  #doubledPrefixHint(): string | undefined {
-    const url = new URL(this.#base);
-    if (!/\/api\/v1$/.test(url.pathname)) return undefined;
-    const root = this.#base.slice(0, -'/api/v1'.length);
-    return `${this.#names.apiUrl} ${this.#base} ends in /api/v1, which every endpoint path already starts with, so this request went to ${url.pathname}/api/v1/…: drop the suffix and use ${root}`;
-  }
-
-  /** A TLS handshake that got plain HTTP back: the URL says https, the server speaks http. */
-  #plainHttpHint(): string {
-    const url = new URL(this.#base);
-    const plain = `http://${url.host}${url.pathname === '/' ? '' : url.pathname}`;
-    const fix = isLoopback(url.hostname)
-      ? `use ${plain}`
-      : `set ${this.#names.apiUrl} to the service's HTTPS address (plain http:// is accepted only to a loopback host, such as a local emulator)`;
-    return `the server at ${url.origin} answered in plain HTTP, not TLS: ${fix}`;
-  }
-
   #excerpt(body: string): string | undefined {
     return bodyExcerpt(body, [this.#token]) || undefined;
   }
@@ -337,33 +271,9 @@ export function pathParam(name: string, value: string): string {
   return encodeURIComponent(value);
 }
 
-interface TransportFailure {
-  code: string;
-  notSent: boolean;
-  cause: unknown;
-}
-
-function transportFailure(e: unknown): TransportFailure {
-  if (e instanceof TransportError) return {code: e.code, notSent: e.notSent, cause: e};
-  const code = (e as {code?: unknown} | null)?.code;
-  return {code: typeof code === 'string' && code !== '' ? code : 'ENETWORK', notSent: false, cause: e};
-}
-
-/** A TLS error from a server that answered in plain HTTP (OpenSSL's "wrong version number"). */
-function answeredPlainHttp(failure: TransportFailure): boolean {
-  const message = failure.cause instanceof Error ? failure.cause.message : '';
-  return failure.code === 'EPROTO' && /wrong version number/i.test(message);
-}
-
 function validTimeout(ms: number, name: string): number {
   if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`API client: ${name} must be > 0, got ${ms}`);
   return ms;
-}
-
-function withAttempts(hint: string | undefined, attempts: number): string | undefined {
-  if (attempts <= 1) return hint;
-  const gaveUp = `gave up after ${attempts} attempts`;
-  return hint ? `${hint}; ${gaveUp}` : gaveUp;
 }
 
 function isOk(status: number): boolean {

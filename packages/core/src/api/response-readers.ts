@@ -10,13 +10,15 @@ export type ReadResult<T> = {ok: true; value: T} | {ok: false; reason: string};
 /** Keys under which a page of profiles may hold its array, in order of preference. */
 export const PROFILE_PAGE_KEYS = ['builder_profiles', 'profiles', 'data', 'items', 'results'] as const;
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function isObject(v: unknown): v is JsonObject {
+/** A JSON object (not an array, not null). */
+export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function parseJson(body: string): ReadResult<unknown> {
+/** The body as JSON, or why it is not. */
+export function parseJson(body: string): ReadResult<unknown> {
   try {
     return {ok: true, value: JSON.parse(body)};
   } catch {

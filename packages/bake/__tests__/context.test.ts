@@ -2,7 +2,7 @@ import {afterAll, describe, expect, test} from '@jest/globals';
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {GitHubContext} from '@remote-builder-actions/core';
+import {GitHubContext} from '@remote-builder-actions/core/step';
 import {getInputs, inputWarnings, resolveSource} from '../src/context.js';
 
 // A checkout with a sub/ folder and a file, for local sources.

@@ -10,7 +10,7 @@ import {
   type Exec,
   type ExecResult,
   nullLogger
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {bake} from '../src/bake.js';
 import {Input} from '../src/context.js';
 import {SUMMARY_INPUTS} from '../src/summary.js';

@@ -10,7 +10,7 @@ import {
   versionAtLeast,
   type BakeDefinition,
   type GitHubContext
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {Input, type BakeSource, type Inputs} from './context.js';
 
 /** Everything besides the inputs that decides the argv. */

@@ -19,7 +19,7 @@ import {
   type BuildTarget,
   type Logger,
   type StepDeps
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {targetResults} from './summary.js';
 import {getArgs, getPrintArgs, gitAuthToken, type ArgsEnv} from './bake-args.js';
 import {getInputs, Input, inputWarnings, Output, type Inputs} from './context.js';

@@ -14,7 +14,7 @@ import {
   resolveProvenanceInput,
   type ActionIO,
   type BuildStepInputs
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 
 /** Outputs of actions/bake/action.yml: docker's one, then ours. */
 export const Output = {

@@ -1,5 +1,5 @@
 import {actionsIO} from '@remote-builder-actions/core/actions';
-import {runBuildPostStep, runHook} from '@remote-builder-actions/core';
+import {runBuildPostStep, runHook} from '@remote-builder-actions/core/step';
 import {SUMMARY_INPUTS} from './summary.js';
 
 const io = actionsIO();

@@ -4,7 +4,7 @@ import {
   type BuildMetadata,
   type SummaryInputsSpec,
   type TargetResult
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {Input} from './context.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type ExecOpts,
   type ExecResult,
   type Logger
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {buildPush} from '../src/build-push.js';
 
 interface Recorded {

@@ -18,7 +18,7 @@ import {
   nullLogger,
   SecretStore,
   type Logger
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {defaultGitContext, getArgs, renderContext, resolveSecrets} from '../src/build-args.js';
 import {getInputs, Input} from '../src/context.js';
 import {buildPushV7Cases} from './fixtures/docker-v7-getargs.js';

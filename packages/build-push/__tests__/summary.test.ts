@@ -1,5 +1,5 @@
 import {describe, expect, test} from '@jest/globals';
-import {buildInputsYaml, readSummaryInputs} from '@remote-builder-actions/core';
+import {buildInputsYaml, readSummaryInputs} from '@remote-builder-actions/core/step';
 import {SUMMARY_INPUTS} from '../src/summary.js';
 
 describe("build-push's inputs in docker's Build inputs section", () => {

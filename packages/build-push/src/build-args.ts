@@ -16,7 +16,7 @@ import {
   type GitHubContext,
   type Logger,
   type SecretStore
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {Input, type Inputs} from './context.js';
 
 /** `--secret` values, resolved once (secret files written) before the argv is assembled. */

@@ -18,7 +18,7 @@ import {
   type BuildTarget,
   type ExecResult,
   type StepDeps
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {defaultGitContext, getArgs, renderContext, resolveSecrets, type ArgsEnv} from './build-args.js';
 import {getInputs, Input, Output, type Inputs} from './context.js';
 import {imageResult} from './summary.js';

@@ -12,7 +12,7 @@ import {
   untrimmedInput,
   type ActionIO,
   type BuildStepInputs
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 
 /** Inputs of actions/build-push/action.yml: docker/build-push-action's 33 (the same in v6 and v7), then ours. */
 export const Input = {

@@ -1,4 +1,4 @@
-import type {BuildResult, RunResult, SummaryInputsSpec} from '@remote-builder-actions/core';
+import type {BuildResult, RunResult, SummaryInputsSpec} from '@remote-builder-actions/core/step';
 import {Input} from './context.js';
 
 /** Lists split as getInputs splits them (docker shows each item). */

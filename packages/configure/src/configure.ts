@@ -10,7 +10,7 @@ import {
   type ActionIO,
   type ProvisionedBuilder,
   type StepDeps
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 import {getInputs, Input, Output} from './context.js';
 
 /** Variables exported for later steps so docker's actions skip what these builders cannot do (spec §1 rule 9). */

@@ -4,7 +4,7 @@ import {
   readRemoteInputs,
   type ActionIO,
   type RemoteInputs
-} from '@remote-builder-actions/core';
+} from '@remote-builder-actions/core/step';
 
 /** Inputs of actions/configure/action.yml: the remote ones every action has, then configure's own. */
 export const Input = {

@@ -1,7 +1,7 @@
 // First: starts the step's `buildx version` while the rest of the bundle loads (see early.ts).
 import './early.js';
 import {actionsIO} from '@remote-builder-actions/core/actions';
-import {runHook} from '@remote-builder-actions/core';
+import {runHook} from '@remote-builder-actions/core/step';
 import {configure} from './configure.js';
 
 const io = actionsIO();

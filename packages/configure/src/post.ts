@@ -1,5 +1,5 @@
 import {actionsIO} from '@remote-builder-actions/core/actions';
-import {runPostStep, runHook} from '@remote-builder-actions/core';
+import {runPostStep, runHook} from '@remote-builder-actions/core/step';
 import {Input} from './context.js';
 
 const io = actionsIO();

@@ -1,91 +1,96 @@
-export * from './adapters/action-io.js';
-export * from './api/index.js';
-export * from './buildx/buildx-args.js';
-export * from './buildx/buildx.js';
+// `@remote-builder-actions/core`: the SDK: the service's API client (BuildersClient; CiClient is at ./ci), the
+// builder lifecycle (assign, readiness, certificates, buildx, teardown) and what the CLI and the emulator build on.
+// Named one by one, so the surface is a choice; the actions' step API is `@remote-builder-actions/core/step`.
+
+export {type ActionIO} from './adapters/action-io.js';
+export {bodyExcerpt, MAX_EXCERPT_CHARS} from './api/body-excerpt.js';
+export {type BuilderApi} from './api/builder-api.js';
+export {
+  BuildersClient,
+  type BuildersClientOpts,
+  type GetBuilderDetailsOpts,
+  type ListBuilderProfilesOpts
+} from './api/builders-client.js';
+export {
+  type HttpMethod,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpTransport,
+  NodeHttpTransport,
+  type NodeHttpTransportOpts
+} from './api/http-transport.js';
+export {type ApiInputNames} from './api/input-names.js';
+export {DEFAULT_MAX_PAGES, DEFAULT_PER_PAGE, type Page, paginate, type PaginateOpts} from './api/paginate.js';
+export {
+  type CallOpts,
+  type CallSpec,
+  type ClientOpts,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  pathParam,
+  RequestEngine,
+  type RequestEngineOpts,
+  type Sent
+} from './api/request-engine.js';
+export {
+  PROFILE_PAGE_KEYS,
+  type ProfilesPage,
+  readAssignResponse,
+  readBuilderDetails,
+  readProfilesPage,
+  type ReadResult
+} from './api/response-readers.js';
+export {
+  type AttemptFailure,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfterMs,
+  RetryPolicy,
+  type RetryPolicyInit,
+  type RetryPolicyOpts
+} from './api/retry-policy.js';
+export {
+  type AssignResponse,
+  type BuilderDetails,
+  type BuilderInstance,
+  type BuilderMetadata,
+  type BuilderProfile,
+  type TeardownResult
+} from './api/types.js';
+export {parseBuilderSize} from './billing/builder-size.js';
+export {BUILDER_SIZES, type BuilderSize} from './billing/price-table.js';
+export {buildxAssetName, buildxPlatform} from './buildx-install/buildx-platform.js';
+export {BuildxError} from './buildx/buildx-error.js';
 export {resolveBinary} from './buildx/buildx-plugin.js';
-export * from './buildx/buildx-unavailable.js';
-export * from './buildx/platforms.js';
-export * from './certs/cert-store.js';
-export * from './clock.js';
-export * from './deadline.js';
-export * from './errors.js';
-export * from './child-env.js';
-export * from './exec.js';
-export * from './inputs.js';
-export * from './credentials.js';
-export * from './loopback.js';
-export * from './lifecycle/builder-api-client.js';
-export * from './lifecycle/builder-endpoint.js';
-export * from './lifecycle/buildkit-info.js';
-export * from './lifecycle/builder-lifecycle.js';
-export * from './lifecycle/lifecycle-events.js';
-export * from './lifecycle/cancelled-error.js';
-export * from './lifecycle/local-fallback.js';
-export * from './provisioning/post-cleanup.js';
-export * from './lifecycle/readiness.js';
-export * from './lifecycle/readiness-progress.js';
-export * from './register-secret.js';
-export * from './lifecycle/teardown.js';
-export * from './lifecycle/teardown-limits.js';
-export * from './lifecycle/builder-name.js';
-export * from './lifecycle/tls-probe.js';
-export * from './logger.js';
-export * from './provisioning/run-hook.js';
-export * from './state.js';
-export * from './version.js';
-export * from './docker/attestations.js';
-export * from './docker/build-result.js';
-export * from './docker/build-checks.js';
-export * from './docker/builder-inspect.js';
-export * from './docker/csv.js';
-export * from './docker/github-context.js';
-export * from './docker/input-list.js';
-export * from './docker/platform-guard.js';
-export * from './docker/positional-arg.js';
-export * from './docker/secrets.js';
-export * from './docker/template.js';
-export * from './docker/version-gate.js';
-export * from './docker/bake-definition.js';
-export * from './provisioning/post-step.js';
-export * from './docker/buildkit-support.js';
-export * from './provisioning/assigned-builder.js';
-export * from './provisioning/build-outputs.js';
-export * from './provisioning/build-strategy.js';
-export * from './provisioning/build-target.js';
-export * from './provisioning/fallback-builder.js';
-export * from './provisioning/outcome.js';
-export * from './provisioning/shared-builder.js';
-export * from './provisioning/step-context.js';
-export * from './provisioning/step-run.js';
-export * from './provisioning/builder-api-factory.js';
-export * from './provisioning/cancellation.js';
-export * from './provisioning/local-checks.js';
-export * from './provisioning/platform-shortfall.js';
-export * from './provisioning/step-deps.js';
-export * from './provisioning/step-buildx.js';
-export * from './provisioning/action-inputs.js';
-export * from './provisioning/build-step.js';
-export * from './provisioning/summary-env.js';
-export * from './docker/build-failure.js';
-export * from './billing/price-table.js';
-export * from './billing/builder-size.js';
-export * from './billing/multi-arch.js';
-export * from './billing/cost.js';
-export * from './docker/cache-report.js';
-export * from './report/run-record.js';
-export * from './report/builder-bill.js';
-export * from './report/run-report.js';
-export * from './report/time-format.js';
-export * from './report/markdown.js';
-export * from './provisioning/build-attempts.js';
-export * from './report/run-recorder.js';
-export * from './report/build-inputs.js';
-export * from './report/bake-definition-file.js';
-export * from './report/summary-size.js';
-export * from './report/docker-summary.js';
-export * from './report/step-summary.js';
-export * from './provisioning/early-failure.js';
-export * from './lifecycle/builder-watchdog.js';
-export * from './lifecycle/builder-health.js';
-export * from './net/index.js';
-export * from './buildx-install/index.js';
+export {Buildx} from './buildx/buildx.js';
+export {BuilderNodesDownError} from './buildx/nodes-down.js';
+export {childEnv} from './child-env.js';
+export {type Clock} from './clock.js';
+export {resolveCredentials} from './credentials.js';
+export {type BuildFailureKind, classifyBuildFailure} from './docker/build-failure.js';
+export {parseCacheReport} from './docker/cache-report.js';
+export {versionAtLeast} from './docker/version-gate.js';
+export {ApiError, errorMessage, InputError} from './errors.js';
+export {type Exec, type ExecResult, KILL_GRACE_MS, NodeExec} from './exec.js';
+export {Env, MAX_TIMEOUT_MS, parseProfileNames, resolveApiUrl} from './inputs.js';
+export {type ClosableBuilderApi, createBuilderApiClient} from './lifecycle/builder-api-client.js';
+export {parseBuilderEndpoint} from './lifecycle/builder-endpoint.js';
+export {goneAnswerOf} from './lifecycle/builder-health.js';
+export {BUILDER_NAME, newBuilderName} from './lifecycle/builder-name.js';
+export {grpcBuildkitInfo} from './lifecycle/buildkit-info.js';
+export {CancelledError} from './lifecycle/cancelled-error.js';
+export {lostStatusOf} from './lifecycle/details-verdict.js';
+export {type ProvisionedBuilder} from './lifecycle/profile-provision.js';
+export {type PollSchedule} from './lifecycle/readiness-wait.js';
+export {teardownLimits} from './lifecycle/teardown-limits.js';
+export {type TlsProbe} from './lifecycle/tls-probe.js';
+export {type Logger} from './logger.js';
+export {TransportError, type TransportErrorOpts} from './net/transport-error.js';
+export {assignTimeoutFor} from './provisioning/builder-api-factory.js';
+export {CommandNotFoundError} from './provisioning/local-checks.js';
+export {postCleanup, type PostCleanupResult} from './provisioning/post-cleanup.js';
+export {StepRun} from './provisioning/step-run.js';
+export {billBuilder, totalBill} from './report/builder-bill.js';
+export {type RunRecord} from './report/run-record.js';
+export {closeRun, loadRun} from './report/run-recorder.js';
+export {formatDuration} from './report/time-format.js';
+export {type BuilderState, loadBuilderState, MemoryStateStore, pendingBuilderIds, type StateStore} from './state.js';
+export {PROJECT_VERSION} from './version.js';

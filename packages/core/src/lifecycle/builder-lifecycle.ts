@@ -280,7 +280,6 @@ export class BuilderLifecycle {
       },
       buildkitInfo: this.buildkitInfo
     });
-    setup.prepare();
     try {
       this.opts.recorder?.phase('readiness');
       const ready = await this.logger.group(`Waiting for ${count(ids.length, 'builder')} to be ready`, async () => {

@@ -119,7 +119,6 @@ export async function provisionProfile(
     },
     buildkitInfo: env.buildkitInfo
   });
-  setup.prepare();
   try {
     env.events?.phase?.('readiness');
     const ready = await env.logger.group(`Waiting for ${count(ids.length, 'builder')} to be ready`, async () => {

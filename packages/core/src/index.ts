@@ -11,19 +11,12 @@ export {
   type GetBuilderDetailsOpts,
   type ListBuilderProfilesOpts
 } from './api/builders-client.js';
-export {
-  type HttpMethod,
-  type HttpRequest,
-  type HttpResponse,
-  type HttpTransport,
-  NodeHttpTransport,
-  type NodeHttpTransportOpts
-} from './api/http-transport.js';
+export {type CallOpts, type CallSpec} from './api/call-spec.js';
+export {NodeHttpTransport, type NodeHttpTransportOpts} from './api/http-transport.js';
+export {type HttpMethod, type HttpRequest, type HttpResponse, type HttpTransport} from './api/http-types.js';
 export {type ApiInputNames} from './api/input-names.js';
 export {DEFAULT_MAX_PAGES, DEFAULT_PER_PAGE, type Page, paginate, type PaginateOpts} from './api/paginate.js';
 export {
-  type CallOpts,
-  type CallSpec,
   type ClientOpts,
   DEFAULT_REQUEST_TIMEOUT_MS,
   pathParam,

@@ -1,7 +1,8 @@
 // Unit tests of the RequestEngine on its own: what it sends, how it reads, what it says when a call fails.
 // (Retries, Retry-After and hints are covered call by call in builders-client.test.ts and ci-client.test.ts.)
 import {describe, expect, test} from '@jest/globals';
-import {pathParam, RequestEngine, type CallSpec, type RequestEngineOpts} from '../../src/api/request-engine.js';
+import type {CallSpec} from '../../src/api/call-spec.js';
+import {pathParam, RequestEngine, type RequestEngineOpts} from '../../src/api/request-engine.js';
 import {TransportError} from '../../src/api/http-transport.js';
 import {ApiError} from '../../src/errors.js';
 import {FakeClock, FakeTransport, json, RecordingLogger, text, transportError, type Step} from './fakes.js';

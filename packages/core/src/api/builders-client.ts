@@ -1,7 +1,8 @@
 import {InputError, PartialAssignError} from '../errors.js';
 import type {BuilderApi} from './builder-api.js';
 import {paginate} from './paginate.js';
-import {pathParam, RequestEngine, type CallOpts, type CallSpec, type ClientOpts} from './request-engine.js';
+import type {CallOpts, CallSpec} from './call-spec.js';
+import {pathParam, RequestEngine, type ClientOpts} from './request-engine.js';
 import {readAssignResponse, readBuilderDetails, readProfilesPage} from './response-readers.js';
 import type {AssignResponse, BuilderDetails, BuilderProfile, TeardownResult} from './types.js';
 

@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js';
 import {paginate} from './paginate.js';
-import {pathParam, RequestEngine, type CallOpts, type CallSpec, type ClientOpts} from './request-engine.js';
+import type {CallOpts, CallSpec} from './call-spec.js';
+import {pathParam, RequestEngine, type ClientOpts} from './request-engine.js';
 import {readRunner, readRunnerImage, readRunnerImagePage, readRunnerList, readStackList} from './runner-readers.js';
 import type {
   CreateRunnerImageRequest,

@@ -7,36 +7,12 @@ import {authority} from '../net/authority.js';
 import {proxyFor, ProxyConfigError, type ProxyChoice, type ProxyEnv} from '../net/proxy-env.js';
 import {ProxyError} from '../net/proxy-error.js';
 import {TransportError} from '../net/transport-error.js';
+import type {HttpRequest, HttpResponse, HttpTransport} from './http-types.js';
 import {ProxiedRequests} from './proxied-requests.js';
 
 export {TransportError, type TransportErrorOpts} from '../net/transport-error.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** HttpRequest is one request as the transport sends it; `timeoutMs` covers connect, request and the whole response. */
-export interface HttpRequest {
-  method: HttpMethod;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
-/** HttpResponse is a complete response; header names are lower-case, repeated headers are joined with ", ". */
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** HttpTransport is the seam between the API client and the network; tests replace it with a fake. */
-export interface HttpTransport {
-  /** Resolves with any HTTP status; rejects with a TransportError when no complete response arrived. */
-  request(req: HttpRequest): Promise<HttpResponse>;
-  /** Releases every socket so nothing keeps the process alive. */
-  close(): void;
-}
+export type {HttpMethod, HttpRequest, HttpResponse, HttpTransport} from './http-types.js';
 
 export interface NodeHttpTransportOpts {
   /** Largest response body accepted, in bytes (default 8 MiB). */

@@ -16,7 +16,9 @@ export type {
 export {DEFAULT_MAX_PAGES, DEFAULT_PER_PAGE, paginate} from './paginate.js';
 export type {Page, PaginateOpts} from './paginate.js';
 export {DEFAULT_REQUEST_TIMEOUT_MS, pathParam, RequestEngine} from './request-engine.js';
-export type {ApiInputNames, CallOpts, CallSpec, ClientOpts, RequestEngineOpts, Sent} from './request-engine.js';
+export type {CallOpts, CallSpec} from './call-spec.js';
+export type {ApiInputNames} from './input-names.js';
+export type {ClientOpts, RequestEngineOpts, Sent} from './request-engine.js';
 export {PROFILE_PAGE_KEYS, readAssignResponse, readBuilderDetails, readProfilesPage} from './response-readers.js';
 export type {ProfilesPage, ReadResult} from './response-readers.js';
 export {DEFAULT_RETRY_POLICY, parseRetryAfterMs, RetryPolicy} from './retry-policy.js';

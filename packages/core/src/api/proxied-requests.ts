@@ -4,7 +4,7 @@ import type * as ProxyAgents from '../net/proxy-agent.js';
 import type {ProxyChoice} from '../net/proxy-env.js';
 import {tunnelTimeout} from '../net/proxy-failure.js';
 import {TransportError} from '../net/transport-error.js';
-import type {HttpRequest, HttpResponse} from './http-transport.js';
+import type {HttpRequest, HttpResponse} from './http-types.js';
 
 export interface ProxiedRequestsOpts {
   /** Certificates trusted for https targets instead of Node's CA store. */

@@ -1,12 +1,13 @@
 import {abortReason, systemClock, type Clock} from '../clock.js';
-import {ApiError, type ApiCall} from '../errors.js';
+import {ApiError} from '../errors.js';
+import type {CallSpec} from './call-spec.js';
 import {nullLogger, type Logger} from '../logger.js';
 import {USER_AGENT} from '../version.js';
 import {bodyExcerpt} from './body-excerpt.js';
 import {serviceMessage} from './service-message.js';
 import {SDK_INPUT_NAMES, type ApiInputNames} from './input-names.js';
 import {answeredPlainHttp, transportApiError, transportFailure, withAttempts} from './transport-failure.js';
-import {NodeHttpTransport, type HttpMethod, type HttpResponse, type HttpTransport} from './http-transport.js';
+import {NodeHttpTransport, type HttpResponse, type HttpTransport} from './http-transport.js';
 import type {ReadResult} from './response-readers.js';
 import {doubledPrefixHint, statusHint} from './status-hint.js';
 import {parseRetryAfterMs, RetryPolicy, type RetryPolicyOpts} from './retry-policy.js';
@@ -36,32 +37,6 @@ export {ACTION_INPUT_NAMES, SDK_INPUT_NAMES, type ApiInputNames} from './input-n
 
 /** What a client of the service is built from: the engine's options, or an engine shared with another client. */
 export type ClientOpts = RequestEngineOpts | {engine: RequestEngine};
-
-/** Per-call options: abort with `signal` (rejects with the signal's reason); `timeoutMs` per attempt instead of the engine's. */
-export interface CallOpts {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-/** One logical API call: what to send, how to retry, what to say when it fails. */
-export interface CallSpec extends CallOpts {
-  /** Who sends it, for debug logs, e.g. `BuildersClient.assignBuilder`. */
-  method: string;
-  call: ApiCall;
-  httpMethod: HttpMethod;
-  /** Path below the base URL, path params already encoded (see pathParam). */
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** Whether repeating the request is harmless; decides which failures are retried. */
-  idempotent: boolean;
-  retry: boolean;
-  notFoundHint?: string;
-  /** Added to the 401/403 hints: which scopes the call needs. */
-  scopeHint?: string;
-  /** For calls that are not idempotent: what to check when the request may have been processed without an answer. */
-  unknownOutcomeHint?: string;
-}
 
 /** The last response of a call and how many attempts it took. */
 export interface Sent {

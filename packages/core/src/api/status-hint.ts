@@ -1,5 +1,5 @@
 import type {ApiInputNames} from './input-names.js';
-import type {CallSpec} from './request-engine.js';
+import type {CallSpec} from './call-spec.js';
 
 const HINT_403 = 'the API key lacks the scopes this call needs';
 const HINT_429 = 'rate limited by the service; try again later';

@@ -87,7 +87,6 @@ export interface FindDockerfilesOpts {
   cwd: string;
 }
 
-
 /**
  * The Dockerfiles of the build refs, in ref order, as docker picks them: none for stdin; a Git context only
  * on github.com or *.ghe.com and only for this repository (remote: matched without reading it); a local one

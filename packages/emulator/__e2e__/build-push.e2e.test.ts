@@ -4,6 +4,7 @@
 // run; an architecture the profile lacks.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {createHash, randomBytes} from 'node:crypto';
+import {basename} from 'node:path';
 import {type ActionRunResult, type JobRunOpts, type ProfileConfig} from '../src/index.js';
 import {recordRefs, uploadedRecord} from './build-record.js';
 import {
@@ -298,7 +299,8 @@ describe('build-push: the build record (issue 28 §1)', () => {
     const main = mustSucceed('build-push main (record)', await runMain(okJob));
     const ids = assignedIds(main);
     expect(emu.reasons(ids)).toEqual(allTornDown(ids));
-    const failed = await runMain(job('rec-bad', bad.dir));
+    const badJob = job('rec-bad', bad.dir);
+    const failed = await runMain(badJob);
     expect(failed.exitCode).not.toBe(0);
     const failedIds = assignedIds(failed);
     expect(emu.reasons(failedIds)).toEqual(allTornDown(failedIds));
@@ -313,9 +315,9 @@ describe('build-push: the build record (issue 28 §1)', () => {
       console.log(`build record: none with buildx ${env.state.buildxVersion}, as the log says`);
       return;
     }
-    for (const [r, outcome] of [
-      [main, 'success'],
-      [failed, 'failure']
+    for (const [r, outcome, j] of [
+      [main, 'success', okJob],
+      [failed, 'failure', badJob]
     ] as const) {
       const up = uploadedRecord(emu, r);
       const [ref] = recordRefs(up);
@@ -330,7 +332,16 @@ describe('build-push: the build record (issue 28 §1)', () => {
       console.log(
         `build record (${outcome}): ${up.name}, ${up.sizeBytes} bytes, exported in ${up.exportMs} ms before the teardown`
       );
+      // docker's table, its facts read from the real record after the teardown (no `history inspect`): the
+      // build's ID, its name (the context folder, as buildx names it), its status and a measured duration.
+      const post = await runPost(j, r);
+      const id = (ref ?? '').slice(0, 6).toUpperCase();
+      const row = post.summary.split('\n').find(l => l.includes(`\`${id}\``)) ?? '';
+      const [status, error] = outcome === 'success' ? ['completed', ''] : ['failed', 'exit code: 3'];
+      expect(row).toMatch(
+        new RegExp(`\\*\\*${basename(outcome === 'success' ? ok.dir : bad.dir)}\\*\\*.*${status}.*\\| \\d`)
+      );
+      expect(post.summary).toContain(error);
     }
-    await runPost(okJob, main);
   });
 });

@@ -129,13 +129,14 @@ function dockerbuild(records) {
   };
   const json = (mediaType, value) => put(mediaType, Buffer.from(JSON.stringify(value, null, 2)));
   const manifests = records.map(r => {
-    // The keys as buildx writes them (the BuildHistoryRecord's Go fields, some with their JSON names).
+    // The keys as buildx writes them (the BuildHistoryRecord's Go fields, some with their JSON names;
+    // timestamps as Go's encoding/json writes a protobuf Timestamp).
     const config = json('application/vnd.buildkit.historyrecord.v0', {
       Ref: r.ref,
       FrontendAttrs: {target: r.name},
       ...(r.error ? {error: {code: 2, message: r.error}} : {}),
-      CreatedAt: new Date(r.startedAt).toISOString(),
-      CompletedAt: new Date(r.completedAt).toISOString(),
+      CreatedAt: timestamp(r.startedAt),
+      CompletedAt: timestamp(r.completedAt),
       numTotalSteps: 4,
       numCompletedSteps: r.error ? 3 : 4,
       DefaultPlatform: 'linux/amd64'
@@ -169,6 +170,13 @@ function dockerbuild(records) {
     ['oci-layout', Buffer.from(JSON.stringify({imageLayoutVersion: '1.0.0'})), 0o444]
   ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return gzipSync(tar(files));
+}
+
+/** A protobuf Timestamp of epoch ms as Go's encoding/json writes it (seconds and nanos, each left out when 0). */
+function timestamp(ms) {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms % 1000) * 1e6;
+  return {...(seconds ? {seconds} : {}), ...(nanos ? {nanos} : {})};
 }
 
 /** A ustar archive of [name, data (null: a directory), mode] entries, owner 0, time 0. */

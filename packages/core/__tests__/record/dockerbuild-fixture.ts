@@ -9,6 +9,8 @@ export interface FixtureRecord {
   ref: string;
   /** Layer contents (trace, logs …): the same content in two records is one blob. */
   layers?: string[];
+  /** More fields of the history record (`CreatedAt`, `error`, `localState`, …). */
+  record?: Record<string, unknown>;
 }
 
 interface Desc {
@@ -34,7 +36,8 @@ export function writeFixture(path: string, records: FixtureRecord[], fault?: Fix
   const manifests = records.map(r => {
     const config = json('application/vnd.buildkit.historyrecord.v0', {
       Ref: r.ref,
-      FrontendAttrs: {filename: 'Dockerfile'}
+      FrontendAttrs: {filename: 'Dockerfile'},
+      ...r.record
     });
     const layers = (r.layers ?? [`trace of ${r.ref}`]).map(l =>
       put('application/vnd.buildkit.status.v0', Buffer.from(l))

@@ -1,5 +1,5 @@
 import {describe, expect, test} from '@jest/globals';
-import {historyExportArgs, historyInspectArgs} from '../../src/record/record-args.js';
+import {historyExportArgs} from '../../src/record/record-args.js';
 import {recordFileName} from '../../src/record/record-file-name.js';
 import {exportPlan} from '../../src/record/record-plan.js';
 
@@ -12,19 +12,6 @@ describe('historyExportArgs', () => {
       ['buildx', 'history', 'export', '--builder', 'rb', '--output', '/t/a.dockerbuild', 'r1', 'r2']]
   ])('[%d] %o -> %o', (_n, opts, argv) => {
     expect(historyExportArgs(opts)).toEqual(argv);
-  });
-
-  test('history inspect asks for JSON on the builder', () => {
-    expect(historyInspectArgs('rb', 'abc')).toEqual([
-      'buildx',
-      'history',
-      'inspect',
-      '--format',
-      'json',
-      '--builder',
-      'rb',
-      'abc'
-    ]);
   });
 });
 

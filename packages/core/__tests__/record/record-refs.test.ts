@@ -2,7 +2,6 @@ import {describe, expect, test} from '@jest/globals';
 import {mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {parseHistoryInspect} from '../../src/record/record-inspect.js';
 import {refsFromFolder, refsFromMetadata, uniqueRefs} from '../../src/record/record-refs.js';
 
 describe('refsFromMetadata', () => {
@@ -51,44 +50,5 @@ describe('refsFromFolder', () => {
   test('uniqueRefs keeps the first of each node/ref', () => {
     const r = {builder: 'rb', node: 'n', ref: 'x'};
     expect(uniqueRefs([r, {...r}, {...r, node: 'm'}])).toEqual([r, {...r, node: 'm'}]);
-  });
-});
-
-describe('parseHistoryInspect', () => {
-  test("a failed build: docker's facts, ns to ms, the error message", () => {
-    const out = JSON.stringify({
-      Name: 'app',
-      Ref: 'abcdefghij',
-      Status: 'failed',
-      Duration: 2_500_000_000,
-      NumCompletedSteps: 3,
-      NumTotalSteps: 5,
-      NumCachedSteps: 1,
-      Error: {Code: 2, Message: 'process "/bin/sh -c false" did not complete successfully: exit code: 1'}
-    });
-    expect(parseHistoryInspect(out, 'abcdefghij', 'rb0')).toEqual({
-      ref: 'abcdefghij',
-      node: 'rb0',
-      name: 'app',
-      status: 'failed',
-      durationMs: 2500,
-      numCompletedSteps: 3,
-      numTotalSteps: 5,
-      numCachedSteps: 1,
-      error: 'process "/bin/sh -c false" did not complete successfully: exit code: 1'
-    });
-  });
-
-  test("the failed step's name and logs when there is no message; none for a cancelled build", () => {
-    const error = {Name: '[2/2] RUN false', Logs: ['line 1', 'line 2']};
-    expect(parseHistoryInspect(JSON.stringify({Status: 'failed', Error: error}), 'r').error).toBe(
-      '=> [2/2] RUN false\nline 1\nline 2'
-    );
-    expect(parseHistoryInspect(JSON.stringify({Status: 'canceled', Error: {Message: 'x'}}), 'r').error).toBeUndefined();
-  });
-
-  test('output that is not a JSON object throws', () => {
-    expect(() => parseHistoryInspect('[]', 'r')).toThrow('no JSON object');
-    expect(() => parseHistoryInspect('ERROR', 'r')).toThrow();
   });
 });

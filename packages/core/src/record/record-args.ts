@@ -1,10 +1,5 @@
 /** `docker buildx` argv (without `docker`) of the build record's commands, built as data before they run. */
 
-/** `buildx history inspect --format json --builder <builder> <ref>`: one build's facts. */
-export function historyInspectArgs(builder: string, ref: string): string[] {
-  return ['buildx', 'history', 'inspect', '--format', 'json', '--builder', builder, ref];
-}
-
 export interface HistoryExportArgsOpts {
   builder: string;
   /** The `.dockerbuild` file to write. */

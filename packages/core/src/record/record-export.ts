@@ -5,15 +5,14 @@ import {errorMessage} from '../errors.js';
 import {lastLine, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordEntry} from '../report/run-record.js';
-import {historyExportArgs, historyInspectArgs} from './record-args.js';
+import {historyExportArgs} from './record-args.js';
 import {recordFileName} from './record-file-name.js';
-import {parseHistoryInspect} from './record-inspect.js';
 import type {ExportPlan} from './record-plan.js';
 import type {RecordRef} from './record-refs.js';
 
 /**
- * The longest the record may hold a builder before its teardown: the `history inspect` calls, the wait
- * without --finalize and `history export` together. Past it the export is abandoned (its process killed),
+ * The longest the record may hold a builder before its teardown: the wait without --finalize and `history
+ * export` together. Past it the export is abandoned (its process killed),
  * with one warning, and the teardown goes ahead.
  */
 export const RECORD_EXPORT_BOUND_MS = 20_000;
@@ -60,6 +59,10 @@ export interface RecordExport {
   /** The refs the file holds (with `filePath`), in the order asked. */
   refs?: string[];
   exportMs: number;
+  /**
+   * One entry per ref with the nodes that built it, and nothing more: the facts (name, status, duration, …)
+   * are read from the file after the teardown (record-facts.ts).
+   */
   entries: BuildRecordEntry[];
   /** What could not be had (a ref's facts, other nodes' records, the file), one line each. */
   warnings: string[];
@@ -67,9 +70,10 @@ export interface RecordExport {
 
 /**
  * Exports the records of `refs` from the builder's BuildKit into one `.dockerbuild` file while the builder
- * exists: `history inspect` of each ref (the summary's facts) beside one `history export` of every ref, with
- * --finalize (buildx >= 0.24) or after the bounded wait, all within `boundMs`. Never throws: what failed is
- * in `warnings` (a failed export also as one warning line in the log), and the caller tears down as usual.
+ * exists: one `history export` of every ref, with --finalize (buildx >= 0.24) or after the bounded wait, all
+ * within `boundMs`. That is all that holds the builder: the summary's facts, which `history inspect` would give,
+ * are in the file, read after the teardown. Never throws: what failed is in `warnings` (a failed export also as
+ * one warning line in the log), and the caller tears down as usual.
  */
 export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport> {
   const {clock, logger, plan} = opts;
@@ -99,20 +103,12 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
     refs: refs.map(r => r.ref),
     finalize: plan.finalize
   });
+  const entries: BuildRecordEntry[] = refs.map(r => ({ref: r.ref, node: r.nodes.join(',')}));
   try {
-    // The inspects run beside the wait and the export (all read the history): the builders are held for the
-    // longest of them, not their sum.
-    const exporting = (async (): Promise<ExecResult> => {
-      const wait = opts.endedAt + plan.settleMs - clock.now();
-      if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
-      return run(args);
-    })();
-    const [inspected, res] = await Promise.all([
-      Promise.all(refs.map(r => inspect(opts.builder, r, run, warnings))),
-      exporting
-    ]);
-    const entries = inspected.map(e => e.entry);
-    if (res.exitCode !== 0 && inspected.every(e => e.missing) && !res.killed) {
+    const wait = opts.endedAt + plan.settleMs - clock.now();
+    if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
+    const res = await run(args);
+    if (res.exitCode !== 0 && !res.killed && /no record found/i.test(lastLine(res))) {
       return done({
         skipped: `No build record on builder "${opts.builder}": its BuildKit keeps no history of the step's builds (history turned off, or the records were deleted)`,
         entries
@@ -140,7 +136,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
       : `it did not finish within ${boundMs / 1000} s (${errorMessage(e)})`;
     logger.warning(`Build record not exported: ${why}; the builder is torn down as usual`);
     warnings.push(why);
-    return done({skipped: `The build record could not be exported: ${why}`, entries: []});
+    return done({skipped: `The build record could not be exported: ${why}`, entries});
   } finally {
     limit.dispose();
   }
@@ -172,32 +168,6 @@ function oneNodeWarnings(refs: NodesOfRef[]): string[] {
     );
 }
 
-async function inspect(
-  builder: string,
-  r: NodesOfRef,
-  run: (args: string[]) => Promise<ExecResult>,
-  warnings: string[]
-): Promise<{entry: BuildRecordEntry; missing?: boolean}> {
-  const node = r.nodes.join(',');
-  const res = await run(historyInspectArgs(builder, r.ref)).catch((e: unknown): ExecResult => ({
-    exitCode: -1,
-    stdout: '',
-    stderr: errorMessage(e)
-  }));
-  const short = r.ref.slice(0, 6).toUpperCase();
-  if (res.exitCode !== 0) {
-    const missing = /no record found/i.test(`${res.stderr}\n${res.stdout}`);
-    warnings.push(`build ${short}: history inspect failed: ${res.killed ? `killed (${res.killed})` : lastLine(res)}`);
-    return {entry: {ref: r.ref, node}, missing};
-  }
-  try {
-    return {entry: parseHistoryInspect(res.stdout, r.ref, node)};
-  } catch (e) {
-    warnings.push(`build ${short}: history inspect printed no record (${errorMessage(e)})`);
-    return {entry: {ref: r.ref, node}};
-  }
-}
-
 /** Why `history export` gave no file, one line; undefined when it did. */
 function exportFailure(res: ExecResult, signal: AbortSignal | undefined, boundMs: number): string | undefined {
   if (signal?.aborted || res.killed === 'aborted') {
@@ -205,11 +175,7 @@ function exportFailure(res: ExecResult, signal: AbortSignal | undefined, boundMs
   }
   if (res.killed === 'timeout') return `it did not finish within ${boundMs / 1000} s`;
   if (res.exitCode !== 0) {
-    const line = lastLine(res);
-    if (/no record found/i.test(line)) {
-      return `the builder has no history of the build (history turned off in its BuildKit?): ${line}`;
-    }
-    return `buildx history export failed: ${line}`;
+    return `buildx history export failed: ${lastLine(res)}`;
   }
   return undefined;
 }

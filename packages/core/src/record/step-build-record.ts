@@ -4,7 +4,7 @@ import {systemClock, type Clock} from '../clock.js';
 import type {BuildMetadata} from '../docker/build-result.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
-import type {BuildRecordReport, RecordUpload} from '../report/run-record.js';
+import type {BuildRecordEntry, BuildRecordReport, RecordUpload} from '../report/run-record.js';
 import type {RunRecorder} from '../report/run-recorder.js';
 import {exportRecord, type BuildxCommand, type RecordExport} from './record-export.js';
 import {recordFileName} from './record-file-name.js';
@@ -158,8 +158,20 @@ export class StepBuildRecord {
     const o = this.#opts;
     if (this.#skipped !== undefined) return {skipped: this.#skipped, entries: [], warnings: []};
     const exports = this.#exports.splice(0);
-    const entries = exports.flatMap(e => e.entries);
     const warnings = exports.flatMap(e => e.warnings);
+    // The facts `history inspect` would give, read from each file now that no builder waits on them. Of
+    // several files, one that cannot be read is left out of the merge, which says so.
+    const several = exports.filter(e => e.filePath !== undefined).length > 1;
+    for (const e of exports) {
+      if (e.filePath === undefined) continue;
+      const facts = await factsOf(e);
+      if (facts.entries) e.entries = facts.entries;
+      else if (!several) {
+        o.logger.untrusted(facts.warning);
+        warnings.push(facts.warning);
+      }
+    }
+    const entries = exports.flatMap(e => e.entries);
     const exportMs = exports.reduce((sum, e) => sum + e.exportMs, 0);
     if (exports.length === 0) return {skipped: 'No build ran', entries, warnings};
     const files = exports.filter((e): e is ExportedFile => e.filePath !== undefined && e.fileName !== undefined);
@@ -230,6 +242,21 @@ export class StepBuildRecord {
       for (const f of files) if (f !== last) remove(f.filePath);
       return last;
     }
+  }
+}
+
+/** The facts of the builds in an export's file (record-facts.ts), or why it cannot be read. */
+async function factsOf(
+  e: RecordExport
+): Promise<{entries: BuildRecordEntry[]; warning?: undefined} | {entries?: undefined; warning: string}> {
+  const nodes = new Map(e.entries.map(x => [x.ref, x.node]));
+  try {
+    const {recordFacts} = await import('./record-facts.js');
+    return {entries: await recordFacts(e.filePath!, nodes)};
+  } catch (err) {
+    return {
+      warning: `the builds' facts could not be read from ${e.fileName ?? 'the record file'}: ${errorMessage(err)}`
+    };
   }
 }
 

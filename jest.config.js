@@ -20,12 +20,7 @@ export default {
     '^@remote-builder-actions/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1'
   },
-  transform: {
-    '^.+\\.ts$': [
-      'ts-jest',
-      {useESM: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: {ignoreCodes: ['TS151001']}}
-    ]
-  },
+  transform: {'^.+\\.ts$': '<rootDir>/scripts/jest-transform.mjs'},
   transformIgnorePatterns: ['/node_modules/(?!(@actions)/)'],
   testTimeout: 30000,
   collectCoverageFrom: ['packages/*/src/**/*.ts']

@@ -1,6 +1,6 @@
 /**
  * End-to-end tests against a real BuildKit (scripts/e2e-up.sh sets it up): `npm run test:e2e`.
- * Same ESM/ts-jest setup as jest.config.js; one test file at a time, with long timeouts.
+ * Same ESM setup (esbuild transform) as jest.config.js; one test file at a time, with long timeouts.
  */
 import base from './jest.config.js';
 

@@ -1,6 +1,6 @@
 /**
  * The fault suites (packages/<pkg>/__faults__/**): the bundled actions through the runner harness against the
- * emulator's fault injection. Same ESM/ts-jest setup as jest.config.js. Run `npm run bundle` first, or point
+ * emulator's fault injection. Same ESM setup (esbuild transform) as jest.config.js. Run `npm run bundle` first, or point
  * REMOTE_BUILDER_FAULTS_DIST at another dist/ (packages/emulator/__faults__/kit/actions.ts).
  * `faults` is also one of the two projects of `npm run test:all` (jest.all.config.js).
  */

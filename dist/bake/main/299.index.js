@@ -2,24 +2,26 @@ export const id = 299;
 export const ids = [299];
 export const modules = {
 
-/***/ 99299:
+/***/ 61683:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   mergeRecordFiles: () => (/* binding */ mergeRecordFiles)
+/* harmony export */   CJ: () => (/* binding */ recordConfig),
+/* harmony export */   DZ: () => (/* binding */ INDEX_MEDIA_TYPE),
+/* harmony export */   Ji: () => (/* binding */ recordRef),
+/* harmony export */   dl: () => (/* binding */ HISTORY_REFERENCE_ANNOTATION),
+/* harmony export */   g9: () => (/* binding */ readRecordBundle),
+/* harmony export */   sc: () => (/* binding */ sha256)
 /* harmony export */ });
-/* unused harmony exports HISTORY_RECORD_MEDIA_TYPE, HISTORY_REFERENCE_ANNOTATION, readRecordBundle, recordRef, writeRecordBundle */
+/* unused harmony exports HISTORY_RECORD_MEDIA_TYPE, MANIFEST_MEDIA_TYPE */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(77598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(51455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(38522);
-/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__webpack_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_3__);
-/* harmony import */ var tar_stream__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(56118);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(37638);
-
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(38522);
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var tar_stream__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(56118);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(37638);
 
 
 
@@ -52,10 +54,10 @@ async function readRecordBundle(path) {
         throw new Error(`it is larger than ${MAX_FILE_BYTES} bytes`);
     let tar;
     try {
-        tar = (0,node_zlib__WEBPACK_IMPORTED_MODULE_3__.gunzipSync)(data, { maxOutputLength: MAX_FILE_BYTES });
+        tar = (0,node_zlib__WEBPACK_IMPORTED_MODULE_2__.gunzipSync)(data, { maxOutputLength: MAX_FILE_BYTES });
     }
     catch (e) {
-        throw new Error(`not gzip-compressed (${(0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .errorMessage */ .gJ)(e)})`);
+        throw new Error(`not gzip-compressed (${(0,_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .errorMessage */ .gJ)(e)})`);
     }
     const files = await untar(tar);
     if (!files.has('oci-layout'))
@@ -141,6 +143,68 @@ function descriptors(value, what) {
 function recordRef(d) {
     return d.annotations?.[HISTORY_REFERENCE_ANNOTATION] ?? '';
 }
+function sha256(data) {
+    return `sha256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(data).digest('hex')}`;
+}
+/** The regular files of a tar archive by name (`./` dropped). */
+async function untar(tar) {
+    const files = new Map();
+    const x = (0,tar_stream__WEBPACK_IMPORTED_MODULE_3__.extract)();
+    const done = (async () => {
+        for await (const entry of x) {
+            const chunks = [];
+            for await (const chunk of entry)
+                chunks.push(chunk);
+            if (entry.header.type === 'file')
+                files.set(entry.header.name.replace(/^\.\//, ''), Buffer.concat(chunks));
+        }
+    })();
+    x.end(tar);
+    try {
+        await done;
+    }
+    catch (e) {
+        throw new Error(`not a tar archive (${(0,_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .errorMessage */ .gJ)(e)})`);
+    }
+    return files;
+}
+/** The history record (the manifest's config, a BuildHistoryRecord as buildx writes it) of record `d` of `bundle`. */
+function recordConfig(bundle, d) {
+    const json = (digest) => {
+        const content = bundle.blobs.get(digest);
+        if (content === undefined)
+            throw new Error(`no blob ${digest}`);
+        return JSON.parse(content.toString('utf8'));
+    };
+    const config = json(d.digest).config;
+    return json(config.digest);
+}
+
+
+/***/ }),
+
+/***/ 99299:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   mergeRecordFiles: () => (/* binding */ mergeRecordFiles)
+/* harmony export */ });
+/* unused harmony export writeRecordBundle */
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(38522);
+/* harmony import */ var node_zlib__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_zlib__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var tar_stream__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(56118);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(37638);
+/* harmony import */ var _record_bundle_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(61683);
+
+
+
+
+
+
 /**
  * A `.dockerbuild` of `bundles` together, as buildx writes a file of several records: the union of their blobs
  * and one index listing every record once (a manifest met twice is one record), in the bundles' order.
@@ -160,24 +224,24 @@ async function writeRecordBundle(bundles) {
     if (records.length === 1 && records[0]) {
         // One record: buildx lists its manifest itself, without the annotation.
         const { annotations, ...rest } = records[0];
-        const others = Object.entries(annotations ?? {}).filter(([k]) => k !== HISTORY_REFERENCE_ANNOTATION);
+        const others = Object.entries(annotations ?? {}).filter(([k]) => k !== _record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .HISTORY_REFERENCE_ANNOTATION */ .dl);
         top = others.length > 0 ? { ...rest, annotations: Object.fromEntries(others) } : rest;
     }
     else {
-        const index = json({ schemaVersion: 2, mediaType: INDEX_MEDIA_TYPE, manifests: records }, 2);
-        const digest = sha256(index);
+        const index = json({ schemaVersion: 2, mediaType: _record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .INDEX_MEDIA_TYPE */ .DZ, manifests: records }, 2);
+        const digest = (0,_record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .sha256 */ .sc)(index);
         blobs.set(digest, index);
-        top = { mediaType: INDEX_MEDIA_TYPE, digest, size: index.length };
+        top = { mediaType: _record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .INDEX_MEDIA_TYPE */ .DZ, digest, size: index.length };
     }
     const entries = [
         ['blobs/', undefined, 0o755],
         ['blobs/sha256/', undefined, 0o755],
         ...[...blobs].map(([d, c]) => [`blobs/sha256/${d.slice('sha256:'.length)}`, c, 0o444]),
-        ['index.json', json({ schemaVersion: 2, mediaType: INDEX_MEDIA_TYPE, manifests: [top] }), 0o644],
+        ['index.json', json({ schemaVersion: 2, mediaType: _record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .INDEX_MEDIA_TYPE */ .DZ, manifests: [top] }), 0o644],
         ['oci-layout', json({ imageLayoutVersion: '1.0.0' }), 0o444]
     ];
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const p = (0,tar_stream__WEBPACK_IMPORTED_MODULE_4__.pack)();
+    const p = (0,tar_stream__WEBPACK_IMPORTED_MODULE_3__.pack)();
     const out = streamToBuffer(p);
     for (const [name, content, mode] of entries) {
         const header = { name, mode, mtime: new Date(0), uid: 0, gid: 0 };
@@ -187,7 +251,7 @@ async function writeRecordBundle(bundles) {
             p.entry({ ...header, type: 'file', size: content.length }, content);
     }
     p.finalize();
-    return (0,node_zlib__WEBPACK_IMPORTED_MODULE_3__.gzipSync)(await out);
+    return (0,node_zlib__WEBPACK_IMPORTED_MODULE_2__.gzipSync)(await out);
 }
 /**
  * Writes one `.dockerbuild` holding every record of `files` (writeRecordBundle). A file that cannot be read as
@@ -200,44 +264,19 @@ async function mergeRecordFiles(opts) {
     const warnings = [];
     for (const f of opts.files) {
         try {
-            bundles.push(await readRecordBundle(f.path));
+            bundles.push(await (0,_record_bundle_js__WEBPACK_IMPORTED_MODULE_5__/* .readRecordBundle */ .g9)(f.path));
             merged.push(f.path);
         }
         catch (e) {
-            warnings.push(`the record of ${f.label} (${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.basename)(f.path)}) is left out of the record file: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .errorMessage */ .gJ)(e)}`);
+            warnings.push(`the record of ${f.label} (${(0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(f.path)}) is left out of the record file: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .errorMessage */ .gJ)(e)}`);
         }
     }
     if (bundles.length === 0)
         return { merged, records: 0, warnings };
     const data = await writeRecordBundle(bundles);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(opts.output, data);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.writeFile)(opts.output, data);
     const records = new Set(bundles.flatMap(b => b.records.map(r => r.digest))).size;
     return { merged, records, warnings };
-}
-function sha256(data) {
-    return `sha256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(data).digest('hex')}`;
-}
-/** The regular files of a tar archive by name (`./` dropped). */
-async function untar(tar) {
-    const files = new Map();
-    const x = (0,tar_stream__WEBPACK_IMPORTED_MODULE_4__.extract)();
-    const done = (async () => {
-        for await (const entry of x) {
-            const chunks = [];
-            for await (const chunk of entry)
-                chunks.push(chunk);
-            if (entry.header.type === 'file')
-                files.set(entry.header.name.replace(/^\.\//, ''), Buffer.concat(chunks));
-        }
-    })();
-    x.end(tar);
-    try {
-        await done;
-    }
-    catch (e) {
-        throw new Error(`not a tar archive (${(0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .errorMessage */ .gJ)(e)})`);
-    }
-    return files;
 }
 async function streamToBuffer(stream) {
     const chunks = [];

@@ -268,9 +268,7 @@ function isRemoteUrl(s) {
 }
 /** A Git reference as BuildKit's dfgitutil.ParseGitRef reads one (a URL ending .git, git@…, git://, github.com/…). */
 function isGitUrl(s) {
-    return (/^(git@|git:\/\/|ssh:\/\/)/.test(s) ||
-        /^github\.com\//.test(s) ||
-        (/^https?:\/\//.test(s) && /\.git(#|$)/.test(s)));
+    return (/^(git@|git:\/\/|ssh:\/\/)/.test(s) || /^github\.com\//.test(s) || (/^https?:\/\//.test(s) && /\.git(#|$)/.test(s)));
 }
 /** dfgitutil.FragmentFormat without the subdir: the remote, with `#ref` when the URL names one. */
 function gitFragmentFormat(url) {

@@ -1,7 +1,8 @@
-// An in-process stand-in for the few `docker buildx` calls of the builder commands (version, create, rm,
-// inspect), injected as CliDeps.exec: it records every argv and keeps the builders buildx would know. The
-// tests about the CLI use it; the recording fake docker (packages/emulator/fake-docker), a process of ~145 ms
-// of CPU per call, stays in the few end-to-end tests of builder.test.ts.
+// An in-process stand-in for the few `docker buildx` calls of the builder commands (version, create, rm),
+// injected as CliDeps.exec: it records every argv and keeps the builders buildx would know; any other call fails
+// as unexpected, so a test sees it. The tests about the CLI use it; the recording fake docker
+// (packages/emulator/fake-docker), a process of ~145 ms of CPU per call, stays in the few end-to-end tests of
+// builder.test.ts and in bin.test.ts.
 import type {Exec, ExecResult} from '@remote-builder-actions/core';
 
 export interface InProcessBuilder {
@@ -16,7 +17,7 @@ export class InProcessDocker implements Exec {
   /** The argv of every call (without `docker`). */
   readonly calls: string[][] = [];
   readonly builders = new Map<string, InProcessBuilder>();
-  /** Subcommands (`version`, `create`, `rm`, `inspect`) that fail, as FAKE_DOCKER_FAIL makes the fake docker's. */
+  /** Subcommands (`version`, `create`, `rm`) that fail, as FAKE_DOCKER_FAIL makes the fake docker's. */
   readonly #fail: Set<string>;
 
   constructor(opts: {fail?: string[]} = {}) {
@@ -53,17 +54,8 @@ export class InProcessDocker implements Exec {
         if (!this.builders.delete(name)) return error(`no builder "${name}" found`);
         return ok();
       }
-      case 'inspect': {
-        const name = flag('--builder') as string;
-        return this.builders.has(name) ? ok(`Name: ${name}\nDriver: remote\n`) : error(`no builder "${name}" found`);
-      }
       default:
         return error(`unexpected call: docker ${args.join(' ')}`);
     }
-  }
-
-  /** The subcommands called, in order: `buildx version`, `buildx create`, … */
-  get sequence(): string[] {
-    return this.calls.map(c => c.slice(0, 2).join(' '));
   }
 }

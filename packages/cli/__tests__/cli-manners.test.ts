@@ -6,12 +6,15 @@ import {existsSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {Emulator} from '@remote-builder-actions/emulator';
 import {ManualClock} from '../../core/__tests__/fakes/manual-clock.js';
+import type {CliDeps} from '../src/context.js';
 import {cli, sandbox, start, waitFor, type Sandbox} from './helpers.js';
+import {InProcessDocker} from './in-process-docker.js';
 
 const KEY = 'rb_manners_key_9f8e7d';
 const PREFIX = 'remote-builder: error: ';
 let emu: Emulator;
 let box: Sandbox | undefined;
+let docker: InProcessDocker;
 
 beforeAll(async () => {
   emu = await Emulator.start({
@@ -35,10 +38,16 @@ afterEach(async () => {
   expect(left).toEqual([]);
 });
 
-function fresh(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
+/** A sandbox, and a fresh in-process docker (in-process-docker.ts; `fail`: its subcommands that fail). */
+function fresh(extraEnv: NodeJS.ProcessEnv = {}, fail: string[] = []): Sandbox {
   box = sandbox(emu, KEY, {REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '3000', ...extraEnv});
+  docker = new InProcessDocker({fail});
   return box;
 }
+
+/** runCli with the in-process docker. */
+const rb = (argv: string[], env: NodeJS.ProcessEnv, deps: Partial<CliDeps> = {}) =>
+  cli(argv, env, {exec: docker, ...deps});
 
 const assigns = (): number => emu.requests().filter(r => r.route === 'assign').length;
 
@@ -111,7 +120,7 @@ describe('checked locally, before anything is assigned', () => {
     const b = fresh();
     if (_what === 'a state folder under a file') b.env.XDG_STATE_HOME = join(b.dir, 'state-file-not-dir');
     const before = assigns();
-    const r = await cli(argv(b), b.env);
+    const r = await rb(argv(b), b.env);
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(code);
     expect(assigns()).toBe(before);
@@ -124,21 +133,21 @@ describe('checked locally, before anything is assigned', () => {
 describe('builder down', () => {
   test('--name naming no builder exits 1 and lists the builders that are up', async () => {
     const b = fresh();
-    const up = await cli(['builder', 'up', '--profile', 'amd', '--name', 'kept-one', '--no-use'], b.env);
+    const up = await rb(['builder', 'up', '--profile', 'amd', '--name', 'kept-one', '--no-use'], b.env);
     expect(up.code).toBe(0);
-    const down = await cli(['builder', 'down', '--name', 'nope'], b.env);
+    const down = await rb(['builder', 'down', '--name', 'nope'], b.env);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`${PREFIX}no builder "nope" is up; builders that are up: kept-one`);
     expect(emu.assignedBuilders()).toHaveLength(1);
-    expect((await cli(['builder', 'down', '--name', 'kept-one'], b.env)).code).toBe(0);
-    const none = await cli(['builder', 'down', '--name', 'kept-one'], b.env);
+    expect((await rb(['builder', 'down', '--name', 'kept-one'], b.env)).code).toBe(0);
+    const none = await rb(['builder', 'down', '--name', 'kept-one'], b.env);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(`${PREFIX}no builder "kept-one" is up; no builder is up`);
   });
 
   test('without --name, nothing up is still not an error', async () => {
     const b = fresh();
-    const down = await cli(['builder', 'down'], b.env);
+    const down = await rb(['builder', 'down'], b.env);
     expect(down.code).toBe(0);
     expect(down.stderr).toContain('No builder is up');
   });
@@ -149,7 +158,7 @@ describe('wording and progress', () => {
     const b = fresh();
     const clock = new ManualClock(1_000_000);
     const before = emu.ledger().length;
-    const run = start(['builder', 'up', '--profile', 'slow', '--timeout', '60000'], b.env, {clock});
+    const run = start(['builder', 'up', '--profile', 'slow', '--timeout', '60000'], b.env, {clock, exec: docker});
     await waitFor(() => run.stderr.text.includes('==> Waiting for 1 builder to be ready') && clock.pending > 0);
     // Move time a second at a time, each step once the previous poll is asleep again, until the line shows.
     const progress = (): string[] => run.stderr.text.split('\n').filter(l => l.startsWith('Still waiting after'));
@@ -169,24 +178,24 @@ describe('wording and progress', () => {
   test('no "main" or "post" (action words) in what up, down and a failed up print', async () => {
     const b = fresh();
     const outputs: string[] = [];
-    const up = await cli(['builder', 'up', '--profile', 'amd', '--name', 'words'], b.env);
-    outputs.push(up.stderr, (await cli(['builder', 'down', '--name', 'words'], b.env)).stderr);
-    outputs.push((await cli(['builder', 'down'], b.env)).stderr);
+    const up = await rb(['builder', 'up', '--profile', 'amd', '--name', 'words'], b.env);
+    outputs.push(up.stderr, (await rb(['builder', 'down', '--name', 'words'], b.env)).stderr);
+    outputs.push((await rb(['builder', 'down'], b.env)).stderr);
     writeFileSync(join(b.dir, 'certs-file'), '');
     outputs.push(
-      (await cli(['builder', 'up', '--profile', 'amd', '--cert-dir', join(b.dir, 'certs-file')], b.env)).stderr
+      (await rb(['builder', 'up', '--profile', 'amd', '--cert-dir', join(b.dir, 'certs-file')], b.env)).stderr
     );
-    const slow = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '300'], b.env);
+    const slow = await rb(['builder', 'up', '--profile', 'slow', '--timeout', '300'], b.env);
     expect(slow.stderr).toMatch(/Timed out after 300 ms: raise --timeout if the profile needs longer to start/);
     outputs.push(slow.stderr);
     // A teardown the service refuses: the retry is "builder down", not a post step.
     emu.addFault({route: 'teardown', status: 400});
-    const refused = await cli(['builder', 'up', '--profile', 'slow', '--timeout', '300', '--name', 'kept'], b.env);
+    const refused = await rb(['builder', 'up', '--profile', 'slow', '--timeout', '300', '--name', 'kept'], b.env);
     emu.clearFaults();
     expect(refused.stderr).toContain('may still be billed');
     expect(refused.stderr).toContain('Run "remote-builder builder down --name kept" to try again.');
     outputs.push(refused.stderr);
-    const retry = await cli(['builder', 'down', '--name', 'kept'], b.env);
+    const retry = await rb(['builder', 'down', '--name', 'kept'], b.env);
     expect(retry.code).toBe(0);
     outputs.push(retry.stderr);
     expect(up.code).toBe(0);
@@ -195,30 +204,33 @@ describe('wording and progress', () => {
 });
 
 describe("the CLI's own words, and the two API URL mistakes explained", () => {
-  test.each<[number, (b: Sandbox) => string[], NodeJS.ProcessEnv, string]>([
+  test.each<[number, (b: Sandbox) => string[], NodeJS.ProcessEnv, string[], string]>([
     [
       1,
       () => ['builder', 'up', '--profile', 'nosuch'],
       {},
+      [],
       'unknown builder profile "nosuch": check --profile against the builder profiles in the web UI; or --api-url'
     ],
     [
       2,
       () => ['builder', 'up', '--profile', 'amd'],
-      {FAKE_DOCKER_FAIL: 'version'},
+      {},
+      ['version'],
       'check or reinstall the buildx plugin on this machine (https://docs.docker.com/go/buildx/)'
     ],
     [
       3,
       () => ['profiles', 'list'],
       {REMOTE_BUILDER_API_KEY: 'rb_wrong_key_000'},
+      [],
       'check the API key (--api-key or REMOTE_BUILDER_API_KEY): it is missing, wrong or revoked'
     ]
   ])(
     '%d: core messages name the flags and "this machine", not the action inputs and "the runner"',
-    async (_n, argv, env, message) => {
-      const b = fresh(env);
-      const r = await cli(argv(b), b.env);
+    async (_n, argv, env, fail, message) => {
+      const b = fresh(env, fail);
+      const r = await rb(argv(b), b.env);
       expect(r.code).toBe(1);
       expect(errorLines(r.stderr)).toEqual([expect.stringContaining(message)]);
       expect(r.stderr).not.toMatch(/(?<!-)\b(profile-name|api-url|api-key)\b|\brunner\b/);
@@ -227,7 +239,7 @@ describe("the CLI's own words, and the two API URL mistakes explained", () => {
 
   test('an https:// URL to the (plain HTTP) emulator: said so, with the http:// URL to use; one attempt', async () => {
     const b = fresh({REMOTE_BUILDER_API_URL: emu.url.replace(/^http:/, 'https:')});
-    const r = await cli(['profiles', 'list'], b.env);
+    const r = await rb(['profiles', 'list'], b.env);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `${PREFIX}Failed to list builder profiles: EPROTO (the server at ${emu.url.replace(/^http:/, 'https:')} answered in plain HTTP, not TLS: use ${emu.url})\n`
@@ -237,7 +249,7 @@ describe("the CLI's own words, and the two API URL mistakes explained", () => {
   test('an --api-url that ends in /api/v1: the 404 says to drop the suffix, before anything is assigned', async () => {
     const b = fresh();
     const before = assigns();
-    const r = await cli(['builder', 'up', '--profile', 'amd', '--api-url', `${emu.url}/api/v1`], b.env);
+    const r = await rb(['builder', 'up', '--profile', 'amd', '--api-url', `${emu.url}/api/v1`], b.env);
     expect(r.code).toBe(1);
     expect(errorLines(r.stderr)).toEqual([
       expect.stringContaining(

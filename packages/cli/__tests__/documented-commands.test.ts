@@ -1,11 +1,15 @@
-// Every `remote-builder` command the READMEs show works as written, against the emulator with the recording
-// fake docker on PATH: the commands are read from the `sh` code blocks of README.md, docs/*.md,
-// packages/cli/README.md and packages/emulator/README.md, so a changed README is checked as it is.
+// Every `remote-builder` command the READMEs show works as written, against the emulator: the commands are read
+// from the `sh` code blocks of README.md, docs/*.md, packages/cli/README.md and packages/emulator/README.md, so a
+// changed README is checked as it is. docker is the in-process stand-in (in-process-docker.ts) and the command of
+// `builder run` a scripted one that must get the documented argv (fake-command.ts): the CLI is what is checked
+// here; a real `builder run -- docker buildx build` with the recording fake docker is in builder.test.ts.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
-import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {Emulator} from '@remote-builder-actions/emulator';
+import {FakeCommand} from './fake-command.js';
 import {cli, ROOT, sandbox, type Sandbox} from './helpers.js';
+import {InProcessDocker} from './in-process-docker.js';
 
 const READMES = [
   'README.md',
@@ -97,6 +101,7 @@ function documentedCommands(where: string, markdown: string): Documented[] {
 const KEY = 'rb_docs_key_5e6f7a';
 let emu: Emulator;
 let box: Sandbox;
+const docker = new InProcessDocker();
 const documented = READMES.flatMap(f => documentedCommands(f, readFileSync(join(ROOT, f), 'utf8')));
 
 beforeAll(async () => {
@@ -107,11 +112,8 @@ beforeAll(async () => {
     stacks: [{id: 'stk_docs', kind: 'ec2', name: 'docs'}]
   });
   box = sandbox(emu, KEY, {REMOTE_BUILDER_TEARDOWN_TIMEOUT_MS: '3000'});
-  // The user's project the commands run in: `docker buildx build .` reads its Dockerfile; the README's try-out
-  // from a clone of this repository builds examples/app.
-  mkdirSync(join(box.dir, 'work', 'examples', 'app'), {recursive: true});
-  writeFileSync(join(box.dir, 'work', 'Dockerfile'), 'FROM scratch\nCOPY . /app\n');
-  writeFileSync(join(box.dir, 'work', 'examples', 'app', 'Dockerfile'), 'FROM scratch\nCOPY . /app\n');
+  // The user's project the commands run in.
+  mkdirSync(join(box.dir, 'work'));
 });
 afterAll(async () => {
   await emu?.close();
@@ -120,7 +122,7 @@ afterAll(async () => {
 
 /** The id of the newest item that `remote-builder <list> --json` prints with `field` equal to `value`. */
 async function idOf(list: string[], field: string, value: string): Promise<string> {
-  const r = await cli([...list, '--json'], box.env);
+  const r = await cli([...list, '--json'], box.env, {exec: docker});
   const found = (JSON.parse(r.stdout) as Record<string, unknown>[]).filter(i => i[field] === value).pop();
   if (!found) throw new Error(`${list.join(' ')} shows no ${field} "${value}": ${r.stdout}${r.stderr}`);
   return found.id as string;
@@ -160,13 +162,20 @@ describe('the READMEs', () => {
         const resolve = placeholders[w];
         argv.push(resolve ? await resolve() : w.replace(/\$(\w+)/g, (_, v: string) => vars[v] ?? `$${v}`));
       }
-      const r = await cli(argv, box.env, {cwd: join(box.dir, 'work')});
+      const command = new FakeCommand({onStart: (_started, end) => end({code: 0, signal: null})});
+      const r = await cli(argv, box.env, {cwd: join(box.dir, 'work'), exec: docker, spawn: command});
       if (r.code !== 0) failures.push(`${d.where}: ${d.line}\n  exit ${r.code}: ${r.stderr.trim()}`);
+      // `builder run … -- COMMAND ARGS`: the command ran as written.
+      const user = argv[0] === 'builder' && argv[1] === 'run' ? argv.slice(argv.indexOf('--') + 1) : [];
+      const ran = command.started ? [command.started.command, ...command.started.args] : [];
+      if (JSON.stringify(ran) !== JSON.stringify(user))
+        failures.push(`${d.where}: ${d.line}\n  ran ${JSON.stringify(ran)}, not ${JSON.stringify(user)}`);
       if (d.assignsTo) vars[d.assignsTo] = r.stdout.trim();
     }
     expect(failures).toEqual([]);
-    // Nothing the commands brought up is left billed.
+    // Nothing the commands brought up is left billed, nor in buildx.
     expect(emu.assignedBuilders()).toEqual([]);
-    // Some twenty real CLI processes, one after the other (builder runs among them): 30 s ran out on a loaded machine.
+    expect(docker.builders.size).toBe(0);
+    // Some twenty CLI runs one after the other (builder runs among them): 30 s ran out on a loaded machine.
   }, 120_000);
 });

@@ -1,5 +1,7 @@
-// The real bin/remote-builder.js behind a forward proxy: the emulator's own CLI serves the API over HTTPS for a
-// name only the proxy resolves, its CA goes in NODE_EXTRA_CA_CERTS, HTTPS_PROXY names the proxy.
+// The CLI behind a forward proxy: the emulator's own CLI serves the API over HTTPS for a name only the proxy
+// resolves, its CA goes in NODE_EXTRA_CA_CERTS, HTTPS_PROXY names the proxy. NODE_EXTRA_CA_CERTS is read when
+// node starts, so the run that gets through is the real bin/remote-builder.js; the refused tunnel, which never
+// reaches TLS, is runCli in-process with HTTPS_PROXY in its environment (the one the CLI reads proxies from).
 import {afterAll, beforeAll, expect, test} from '@jest/globals';
 import {spawn} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
@@ -7,7 +9,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {runCli as runEmulatorCli} from '@remote-builder-actions/emulator';
 import {ForwardProxy} from '../../emulator/src/testing/forward-proxy.js';
-import {BIN} from './helpers.js';
+import {BIN, cli} from './helpers.js';
 
 const API_HOST = 'api.remote-builder.test';
 const KEY = 'rb_cli_proxy_key_7e6d5c';
@@ -89,7 +91,7 @@ test('profiles list through HTTPS_PROXY, trusting the private CA from NODE_EXTRA
 test('a proxy that refuses the tunnel: the command fails with the proxy refusal', async () => {
   const proxy = await ForwardProxy.start({hosts: {[API_HOST]: '127.0.0.1'}, mode: 'refuse'});
   try {
-    const run = await bin(['profiles', 'list'], env(proxy));
+    const run = await cli(['profiles', 'list'], env(proxy));
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('Failed to list builder profiles: EPROXYFORBIDDEN');
     expect(proxy.log().length).toBeGreaterThan(0);

@@ -149,29 +149,17 @@ const ASSIGN: Scenario[] = oneEach<Scenario>([
 ]);
 
 /**
- * Faults while waiting for the builder. Readiness is core's, the same for every action: one action each. The
- * other details answers (404s within the grace, 5xx, a hanging or slow request, missing or malformed PEMs, a
- * failed builder) and TLS probes (refused, another CA, nothing listening) are readiness.test.ts,
- * assignment-deadline.test.ts and tls-probe.test.ts in-process; a failed builder's teardown is PROFILE_LIST's, a
- * refused certificate's tls-fronts'. Here the two ways the wait ends without a ready builder: the service says
- * it is gone, the timeout input runs out.
+ * Faults while waiting for the builder. Readiness is core's, the same for every action, and every way it ends
+ * without a ready builder takes one path end to end (main fails naming why, tears down, post finds it done): the
+ * timeout input running out, once. The details answers (404s within and past the grace, 5xx, a hanging or slow
+ * request, missing or malformed PEMs, a failed builder) and TLS probes (refused, another CA, nothing listening)
+ * are readiness.test.ts, assignment-deadline.test.ts and tls-probe.test.ts in-process; a failed builder's
+ * teardown end to end is PROFILE_LIST's, a refused certificate's tls-fronts'.
  */
-const READINESS: Scenario[] = oneEach<Scenario>([
-  {
-    id: 'details 404 every time: once the grace (1 s here, 10 s by default) is over the builder is declared gone, torn down',
-    setup: emu => emu.addFault({route: 'details', status: 404}),
-    // A timeout far past the grace: it is the grace that ends the wait.
-    job: {inputs: {timeout: '30000'}, env: {[Env.Details404GraceMs]: '1000'}},
-    expect: {
-      exit: 1,
-      error: /Failed to get builder details: HTTP 404.*the builder does not exist/,
-      assigned: 1,
-      // A 404 within the grace is asked again: not given up on at the first one.
-      also: ({emu}) => expect(requests(emu, 'details').filter(r => r.status === 404).length).toBeGreaterThanOrEqual(2)
-    }
-  },
+const READINESS: Scenario[] = [
   {
     id: 'builder never ready: times out naming the timeout input, torn down by main (post finds it done)',
+    appliesTo: a => a === BUILD_PUSH,
     setup: emu => emu.addFault({route: 'builder', behaviour: 'never-ready'}),
     job: {inputs: {timeout: '5000'}},
     expect: {
@@ -182,7 +170,7 @@ const READINESS: Scenario[] = oneEach<Scenario>([
       also: ({job}) => expect(job.posts[0]?.stdout).toMatch(/already torn down by main/)
     }
   }
-]);
+];
 
 /**
  * Faults on the teardown. The teardown is core's: configure (in post) and one build action (in main). Its rounds

@@ -6,8 +6,9 @@
 // The retry and the watchdog are core's, around each build action's own build command: the first scenario
 // runs on both build actions, the others on build-push and bake in turn. Which buildx failure is which kind
 // (infrastructure, the user's, unknown) is classifyBuildFailure's (core's unit tests, and the fake docker's
-// below): here one of each way the step goes (retried on the same builder, retries exhausted, not retried, a
-// new builder after a lost one). `retries: 0` is build-attempts.test.ts's (the same path as not retried).
+// below): here one of each way the step goes (retried on the same builder, not retried, a new builder after a
+// lost one). Retries exhausted and `retries: 0` are build-attempts.test.ts's (the step then fails as a build
+// that is not retried does, and the fault matrix's build failing shows that end to end).
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, test} from '@jest/globals';
 import {spawn, spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
@@ -209,21 +210,6 @@ export const SCENARIOS: Scenario[] = [
       expectCacheOutputs(job, 3, 3);
       expect(summary(job)).toMatch(/Attempt 2:[^\n]*\bwarm\b/);
     })
-  },
-  {
-    id: 'registry 502 twice with retries 1: retries exhausted, fails naming the reason and 2 attempts',
-    job: {env: failing('registry-502', 2), inputs: {retries: '1'}},
-    expect: {
-      exit: 1,
-      error: /502 Bad Gateway[\s\S]*2 attempts/,
-      assigned: 1,
-      also: ({job}) => {
-        expect(buildCalls(job)).toHaveLength(2);
-        expect(mainLog(job).match(new RegExp(RETRY_LINE.source, 'gm'))).toHaveLength(1);
-        expect(summary(job)).toMatch(/after 2 attempts/);
-        expect(summary(job)).toMatch(/502/);
-      }
-    }
   },
   {
     id: 'a RUN step exits 1: the user’s failure, not retried; the error is buildx’s last line',

@@ -54,8 +54,9 @@ const toreDownInMain = ({job}: ScenarioContext): void => expect(job.main?.stdout
  * Faults on the assignment: status codes, resets, slowness. Nothing reaches the ledger unless said. The
  * assignment is core's, the same for every action: one action each. Each status's hint (a 404's api-url, a
  * redirect not followed, 429s until the attempts run out) is builders-client.test.ts's; a request time limit that
- * does not cut the assignment is builder-api-client.test.ts's; a reset before or after the service processed the
- * request is the same path for the client (here the one that leaves a builder billed).
+ * does not cut the assignment is builder-api-client.test.ts's; an answer lost to a reset (before or after the
+ * service processed the request) is builders-client.test.ts's and request-engine.test.ts's, and takes the 500's
+ * path end to end (failed, warned that a builder may be billed).
  */
 const ASSIGN: Scenario[] = oneEach<Scenario>([
   {
@@ -109,18 +110,6 @@ const ASSIGN: Scenario[] = oneEach<Scenario>([
         expect(assigns.map(r => r.status)).toEqual([429, 503, 200]);
         expect((assigns[1]?.at ?? 0) - (assigns[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
       }
-    }
-  },
-  {
-    id: 'assign processed but its answer lost (reset): the user is told a builder may be billed (API limit)',
-    setup: emu => emu.addFault({route: 'assign', action: 'reset', processFirst: true, times: 1}),
-    expect: {
-      exit: 1,
-      error:
-        /Failed to assign builder: ECONNRESET.*a builder may have been assigned and billed anyway: check the web UI and tear it down/,
-      warnings: [/was sent but got no answer \(ECONNRESET\); if the service processed it, a builder may be billed/],
-      assigned: 1,
-      billed: 'unknowable'
     }
   },
   {
@@ -339,20 +328,6 @@ const SIGNALS: Scenario[] = [
 ];
 
 /**
- * The post step on its own: core's. Run twice on configure, whose first post tears down (a build action's posts
- * both find main's teardown done, as never-ready above shows). A post with no state (nothing to clean up, no API
- * call) follows every bad-input run.
- */
-const POST: Scenario[] = [
-  {
-    id: 'post run twice: the second finds nothing billed and warns about nothing',
-    appliesTo: a => a === CONFIGURE,
-    job: {posts: 2},
-    expect: {exit: 0, noWarnings: true, assigned: 1}
-  }
-];
-
-/**
  * A list of profiles: core's, one action each. Moving on after a profile whose builder failed, and not after a
  * refused key (which is also the action's wording of a 401: api-key); which errors move on is
  * builder-lifecycle.test.ts's and assignment-deadline.test.ts's.
@@ -385,10 +360,12 @@ const PROFILE_LIST: Scenario[] = oneEach<Scenario>([
 /** Controls: the happy path under the same checks, on every action. */
 const BASELINE: Scenario[] = [
   {
-    id: 'no fault: built or configured, torn down, no warning',
+    id: 'no fault: built or configured, torn down, no warning (configure: post run twice)',
     // build-push with push and load together on buildx 0.13.1 (the fake docker's): accepted, two exporters (the
-    // counterpart of buildx-version.faults.test.ts's refusal on 0.12).
-    job: a => (a.checksPushAndLoad ? {inputs: {push: 'true', load: 'true'}} : {}),
+    // counterpart of buildx-version.faults.test.ts's refusal on 0.12). configure's post runs twice: the first
+    // tears down, the second finds nothing billed and warns about nothing (a build action's posts both find
+    // main's teardown done, as never-ready shows; a post with no state follows every bad-input run).
+    job: a => (a.checksPushAndLoad ? {inputs: {push: 'true', load: 'true'}} : a === CONFIGURE ? {posts: 2} : {}),
     expect: {
       exit: 0,
       noWarnings: true,
@@ -414,7 +391,6 @@ export const SCENARIOS: Scenario[] = [
   ...TEARDOWN,
   ...DOCKER,
   ...SIGNALS,
-  ...POST,
   ...PROFILE_LIST
 ];
 

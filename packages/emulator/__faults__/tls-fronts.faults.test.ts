@@ -1,8 +1,12 @@
-// TLS fronts: the bundled actions (kit/actions.ts) against builders behind each TLS front the emulator
-// offers. Many fronts close a connection that sends nothing after the handshake (load balancers, TLS
-// terminators, sidecars); readiness sends HTTP/2's preface at once and must accept those, call a builder ready
-// only once it answers HTTP/2, and say whose certificate was refused. The readiness probe is core's, the same
-// for every action: each front on one action, configure, build-push and bake in turn (oneEach).
+// TLS fronts: the bundled actions (kit/actions.ts) against builders behind a TLS front the emulator offers.
+// Many fronts close a connection that sends nothing after the handshake (load balancers, TLS terminators,
+// sidecars); readiness sends HTTP/2's preface at once and must accept those, call a builder ready only once it
+// answers HTTP/2, and say whose certificate was refused. What each front does to a probe is tls-probe.test.ts's
+// (every front of the emulator: keep-open, close-idle, drop-client-cert, close- and reset-after-handshake,
+// no-http2, refuse-client-cert, never-answer, a server certificate for another host or CA), and how readiness
+// words each outcome readiness.test.ts's, both in-process. Here the three ways a job meets a front: ready
+// behind it (a profile's front, on a tcp:// host), refused within seconds, not ready until the timeout. The
+// readiness probe is core's, the same for every action: one way each, configure, build-push and bake in turn.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import type {BuilderBehaviour, Emulator} from '@remote-builder-actions/emulator';
 import {ACTIONS, oneEach, requireBundles} from './kit/actions.js';
@@ -23,18 +27,6 @@ function failedFast({emu, job}: ScenarioContext): void {
 
 const front = (behaviour: BuilderBehaviour) => (emu: Emulator) => emu.addFault({route: 'builder', behaviour});
 
-/** Fronts that answer HTTP/2 after the handshake, and keep or close idle connections: ready. */
-const ACCEPTED: Scenario[] = (
-  [
-    ['keep-open', 'a bare BuildKit keeps the connection open'],
-    ['close-idle', 'the front closes connections idle for 200 ms, like a load balancer']
-  ] as const
-).map(([behaviour, what]): Scenario => ({
-  id: `${behaviour}: ${what}; ready, built or configured, torn down`,
-  setup: front(behaviour),
-  expect: {exit: 0, noWarnings: true, assigned: 1}
-}));
-
 const PROFILE_FRONT: Scenario = {
   id: "a profile's front (close-idle, 50 ms, tcp:// host): ready, torn down",
   profiles: [
@@ -44,33 +36,19 @@ const PROFILE_FRONT: Scenario = {
   expect: {exit: 0, noWarnings: true, assigned: 1}
 };
 
-/** Fronts that refuse the TLS material: the job fails within seconds, naming whose certificate. */
-const REFUSED: Scenario[] = [
-  {
-    id: 'refuse-client-cert: fails within seconds naming our refused client certificate, torn down',
-    setup: front('refuse-client-cert'),
-    job: {inputs: {timeout: String(LONG_TIMEOUT_MS)}},
-    expect: {
-      exit: 1,
-      error:
-        /Builder bld_\w+ at 127\.0\.0\.1:\d+ rejected the TLS material from its details: .*the builder refused our client certificate \(alert: unknown CA\)/,
-      assigned: 1,
-      also: failedFast
-    }
-  },
-  {
-    id: 'wrong-server-cert: fails within seconds naming the builder server certificate, torn down',
-    setup: front('wrong-server-cert'),
-    job: {inputs: {timeout: String(LONG_TIMEOUT_MS)}},
-    expect: {
-      exit: 1,
-      error:
-        /rejected the TLS material from its details: .*the builder's server certificate does not match the CA\/host from the details: Hostname\/IP does not match certificate's altnames/,
-      assigned: 1,
-      also: failedFast
-    }
+/** A front that refuses our client certificate with an alert: the job fails within seconds, naming it. */
+const REFUSED: Scenario = {
+  id: 'refuse-client-cert: fails within seconds naming our refused client certificate, torn down',
+  setup: front('refuse-client-cert'),
+  job: {inputs: {timeout: String(LONG_TIMEOUT_MS)}},
+  expect: {
+    exit: 1,
+    error:
+      /Builder bld_\w+ at 127\.0\.0\.1:\d+ rejected the TLS material from its details: .*the builder refused our client certificate \(alert: unknown CA\)/,
+    assigned: 1,
+    also: failedFast
   }
-];
+};
 
 /**
  * The timeout of scenarios whose message must name what the TLS checks saw. Readiness keeps a probe's reason
@@ -82,30 +60,15 @@ const REFUSED: Scenario[] = [
  */
 const BUSY_MACHINE_TIMEOUT_MS = 15_000;
 
-const NEVER_ANSWER: Scenario = {
-  id: 'never-answer: fails at the timeout saying the builder never completed a TLS handshake, torn down',
-  setup: front('never-answer'),
-  job: {inputs: {timeout: String(BUSY_MACHINE_TIMEOUT_MS)}},
-  expect: {
-    exit: 1,
-    // The last probe may be a short one, cut off by the deadline before its connection was accepted.
-    error:
-      /Builder bld_\w+ was not ready in time: the builder at 127\.0\.0\.1:\d+ never completed a TLS handshake within \d+ ms \((it accepted the connection|no connection was established)\)/,
-    assigned: 1,
-    also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(BUSY_MACHINE_TIMEOUT_MS)
-  }
-};
-
 /**
- * Fronts that close or reset every connection after the handshake, before any HTTP/2 answer: a Node TLS server
- * that refuses our client certificate without an alert looks exactly like this, and buildx could not build
- * through any of them. Not ready until the timeout; the error names our client certificate as the likely cause.
+ * A front that closes every connection after the handshake, before any HTTP/2 answer, as a Node TLS server that
+ * refuses our client certificate without an alert does (closing or resetting alike: tls-probe.test.ts); buildx
+ * could not build through it. Not ready until the timeout; the error names our client certificate as the likely
+ * cause.
  */
-const CLOSED_BEFORE_H2: Scenario[] = (
-  ['drop-client-cert', 'close-after-handshake', 'reset-after-handshake'] as const
-).map((behaviour): Scenario => ({
-  id: `${behaviour}: not ready until the timeout, the error names our client certificate, torn down`,
-  setup: front(behaviour),
+const CLOSED_BEFORE_H2: Scenario = {
+  id: 'drop-client-cert: not ready until the timeout, the error names our client certificate, torn down',
+  setup: front('drop-client-cert'),
   job: {inputs: {timeout: String(BUSY_MACHINE_TIMEOUT_MS)}},
   expect: {
     exit: 1,
@@ -114,28 +77,9 @@ const CLOSED_BEFORE_H2: Scenario[] = (
     assigned: 1,
     also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(BUSY_MACHINE_TIMEOUT_MS)
   }
-}));
-
-const NO_HTTP2: Scenario = {
-  id: 'no-http2: TLS completes but nothing answers HTTP/2; not ready until the timeout, torn down',
-  setup: front('no-http2'),
-  job: {inputs: {timeout: String(BUSY_MACHINE_TIMEOUT_MS)}},
-  expect: {
-    exit: 1,
-    error: /was not ready in time: .*did not answer HTTP\/2 within \d+ ms/,
-    assigned: 1,
-    also: ({job}) => expect(job.main?.durationMs).toBeGreaterThanOrEqual(BUSY_MACHINE_TIMEOUT_MS)
-  }
 };
 
-export const SCENARIOS: Scenario[] = oneEach<Scenario>([
-  ...ACCEPTED,
-  PROFILE_FRONT,
-  ...REFUSED,
-  ...CLOSED_BEFORE_H2,
-  NO_HTTP2,
-  NEVER_ANSWER
-]);
+export const SCENARIOS: Scenario[] = oneEach<Scenario>([PROFILE_FRONT, REFUSED, CLOSED_BEFORE_H2]);
 
 const CASES = cases(SCENARIOS, ACTIONS);
 

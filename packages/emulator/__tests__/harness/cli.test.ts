@@ -259,7 +259,13 @@ describe('harness CLI: its manners', () => {
     expect(line).toMatch(
       new RegExp(`^${cache}/remote-builder-actions/harness-tool-cache/mirror-buildx-mirror\\.example-[0-9a-f]{12}$`)
     );
-    const github = await harness(['job', file, '--workspace', work], env);
+    // Without a mirror (a job of the echo step alone: the tool cache is the job's, set for every step).
+    const echo = join(work, 'echo.yml');
+    writeFileSync(
+      echo,
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo "tool cache $RUNNER_TOOL_CACHE"\n'
+    );
+    const github = await harness(['job', echo, '--workspace', work], env);
     expect(/^ {2}tool cache (\S+)$/m.exec(github.output)?.[1]).toBe(
       join(cache, 'remote-builder-actions/harness-tool-cache/github')
     );

@@ -5,7 +5,6 @@
 // added by editing that record is a node like any other. `create` follows builder.Create and
 // NodeGroup.Update: node names lower-cased, platforms parsed and normalised as containerd does, the new
 // node's platforms dropped from the others, a second node at a remote endpoint refused.
-import {randomBytes} from 'node:crypto';
 import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
 import {homedir} from 'node:os';
 import {join} from 'node:path';
@@ -25,7 +24,7 @@ export function buildxRecords(dir) {
   const instances = join(dir, 'instances');
   const write = (sub, key, text) => {
     mkdirSync(join(dir, sub), {recursive: true, mode: 0o700});
-    const temp = join(dir, sub, `.tmp-${key}${randomBytes(4).toString('hex')}`);
+    const temp = join(dir, sub, `.tmp-${key}${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`);
     writeFileSync(temp, text, {mode: 0o600});
     renameSync(temp, join(dir, sub, key));
   };

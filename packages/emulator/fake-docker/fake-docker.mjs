@@ -61,21 +61,28 @@
 // FAKE_DOCKER_BUILD_STUBBORN_CHILD=1: `buildx build` starts a child that ignores SIGTERM and SIGINT and holds
 // stdout (as buildx, the docker CLI's plugin process, can), which prints `stubborn child <pid> …` once its
 // handlers are set; then both hang (the fake docker itself dies on SIGTERM, the child lives 120 s at most).
-import {spawn} from 'node:child_process';
-import {createHash} from 'node:crypto';
+// Each command loads only the modules it uses (below, by command): a call is a process start, and loading all
+// of them (node:crypto, node:child_process, node:zlib and the helpers) cost every call ~45 ms of CPU.
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} from './buildx-store.mjs';
-import {endBuild, history, newRef, startBuild} from './build-history.mjs';
-import {bakeFiles, parseBakeArgv, resolveBake} from './fake-bake.mjs';
-import {addBakeChecks, addBuildChecks} from './build-checks.mjs';
-import {FAILURE_KINDS, failureOutput} from './failure-outputs.mjs';
-import {bakeProgress, buildProgress} from './progress.mjs';
-import {dockerfileSteps, findDockerfile, missingDockerfileOutput} from './dockerfile.mjs';
+
+const sha256 = text => process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
+const args = process.argv.slice(2);
+const cmd = args[1];
+const isBuild = cmd === 'build' || (cmd === 'bake' && !args.includes('--print'));
+const storeMode = process.env.FAKE_DOCKER_BUILDX_STORE === '1';
+const {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} =
+  storeMode || cmd === 'create' ? await import('./buildx-store.mjs') : {};
+const {endBuild, history, newRef, startBuild} = isBuild || cmd === 'history' ? await import('./build-history.mjs') : {};
+const {bakeFiles, parseBakeArgv, resolveBake} = cmd === 'bake' ? await import('./fake-bake.mjs') : {};
+const {addBakeChecks, addBuildChecks} = isBuild ? await import('./build-checks.mjs') : {};
+const {FAILURE_KINDS, failureOutput} = isBuild ? await import('./failure-outputs.mjs') : {};
+const {bakeProgress, buildProgress} = isBuild ? await import('./progress.mjs') : {};
+const {dockerfileSteps, findDockerfile, missingDockerfileOutput} =
+  cmd === 'build' ? await import('./dockerfile.mjs') : {};
 
 const dir = process.env.FAKE_DOCKER_DIR || join(process.env.RUNNER_TEMP || '/tmp', 'fake-docker');
 mkdirSync(dir, {recursive: true});
-const args = process.argv.slice(2);
 const token = process.env.BUILDX_BAKE_GIT_AUTH_TOKEN;
 const record = {
   at: Date.now(),
@@ -83,7 +90,7 @@ const record = {
   argv: args,
   cwd: process.cwd(),
   ...(process.env.BUILDX_METADATA_WARNINGS ? {metadataWarnings: process.env.BUILDX_METADATA_WARNINGS} : {}),
-  ...(token ? {gitAuthTokenSha256: createHash('sha256').update(token).digest('hex')} : {}),
+  ...(token ? {gitAuthTokenSha256: sha256(token)} : {}),
   ...(process.env.DOCKER_CONFIG ? {dockerConfig: process.env.DOCKER_CONFIG} : {}),
   ...(process.env.FAKE_DOCKER_PLUGIN ? {plugin: process.env.FAKE_DOCKER_PLUGIN} : {})
 };
@@ -115,7 +122,7 @@ const withLock = fn => {
 const store = b => writeFileSync(storePath, JSON.stringify(b, null, 2));
 // With FAKE_DOCKER_BUILDX_STORE=1 (see the header) the builders are buildx's records, and builders.json
 // keeps only {<name>: {use}} of each builder `create` made and `rm` did not remove, in creation order.
-const records = process.env.FAKE_DOCKER_BUILDX_STORE === '1' ? buildxRecords(buildxConfigDir()) : undefined;
+const records = storeMode ? buildxRecords(buildxConfigDir()) : undefined;
 /** The builder `name` ({nodes, use}), or undefined. */
 const builderOf = name => {
   if (!records) return load()[name];
@@ -241,11 +248,7 @@ const exporterOf = outputs => {
   if (outputs.some(o => /(^|,)type=registry\b|(^|,)push=true\b/.test(o))) return 'registry';
   return outputs.some(o => /(^|,)type=docker\b/.test(o)) ? 'docker' : undefined;
 };
-if (
-  (args[1] === 'build' || (args[1] === 'bake' && !args.includes('--print'))) &&
-  failTimes > 0 &&
-  failureOutput(failKind) === undefined
-) {
+if (isBuild && failTimes > 0 && failureOutput(failKind) === undefined) {
   die(`fake docker: FAKE_DOCKER_BUILD_FAIL_OUTPUT="${failKind}" is not one of ${FAILURE_KINDS.join(', ')}`);
 }
 
@@ -254,7 +257,6 @@ if (args[0] === 'info') {
   process.exit(0);
 }
 if (args[0] !== 'buildx') die(`fake docker only knows "docker buildx", got: ${args.join(' ')}`);
-const cmd = args[1];
 
 if (cmd === 'version') {
   if (!maybeFault('version'))
@@ -390,8 +392,8 @@ if (cmd === 'version') {
         for (const [name, t] of Object.entries(definition.target)) {
           out[name] = {
             'buildx.build.ref': started[name].value,
-            'containerimage.config.digest': 'sha256:' + createHash('sha256').update(`config:${name}`).digest('hex'),
-            'containerimage.digest': 'sha256:' + createHash('sha256').update(`image:${name}`).digest('hex'),
+            'containerimage.config.digest': 'sha256:' + sha256(`config:${name}`),
+            'containerimage.digest': 'sha256:' + sha256(`image:${name}`),
             ...(t.tags && t.tags.length > 0 ? {'image.name': t.tags.join(',')} : {})
           };
         }
@@ -408,6 +410,7 @@ if (cmd === 'version') {
   const child =
     'process.on("SIGTERM", () => {}); process.on("SIGINT", () => {}); setTimeout(() => {}, 120000);' +
     'console.log(`stubborn child ${process.pid} holds stdout and ignores SIGTERM and SIGINT`);';
+  const {spawn} = process.getBuiltinModule('node:child_process');
   spawn(process.execPath, ['-e', child], {stdio: ['ignore', 'inherit', 'inherit']});
   setInterval(() => undefined, 1000);
 } else if (cmd === 'build') {

@@ -1,5 +1,6 @@
-// The harness CLI as a user runs it (node --import tsx cli.ts), over an action that registers secrets with every
-// spelling of add-mask the runner reads and prints them in every form it can: nothing secret may reach the output.
+// The harness CLI (runHarnessCli, in-process: its streams, environment and folder injected; one test runs it as a
+// user does, node --import tsx cli.ts), over an action that registers secrets with every spelling of add-mask the
+// runner reads and prints them in every form it can: nothing secret may reach the output.
 import {spawn} from 'node:child_process';
 import {generateKeyPairSync} from 'node:crypto';
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -7,18 +8,33 @@ import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
+import {runHarnessCli} from '../../src/harness/harness-cli.js';
 import {escapeData, escapeLegacy, escapeProperty, PLAIN} from './fixtures/leaky-action/secrets.js';
 import {fixture} from './fixture.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = join(ROOT, 'packages/emulator/src/harness/cli.ts');
 
-/** Runs the CLI; resolves with its exit code and everything it printed (stdout, then stderr). */
-function harness(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{code: number | null; output: string}> {
+/** Runs the CLI in-process from the root; resolves with its exit code and everything it printed (stdout, then stderr). */
+async function harness(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{code: number; output: string}> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runHarnessCli({
+    argv: args,
+    env,
+    cwd: ROOT,
+    stdout: {write: (text: string) => out.push(text)},
+    stderr: {write: (text: string) => err.push(text)},
+    onInterrupt: () => undefined
+  });
+  return {code, output: [...out, ...err].join('')};
+}
+
+/** Runs the CLI as a user does (node --import tsx cli.ts, from the root); resolves as harness() does. */
+function spawnHarness(args: string[]): Promise<{code: number | null; output: string}> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
       cwd: ROOT,
-      env,
       stdio: ['ignore', 'pipe', 'pipe']
     });
     const chunks: Buffer[] = [];
@@ -67,7 +83,7 @@ function forms(secret: string): string[] {
 describe('harness CLI: secrets', () => {
   let pem: string;
   const apiKey = 'rb_cli_test_api_key_5e0c1d';
-  let run: {code: number | null; output: string};
+  let run: {code: number; output: string};
 
   beforeAll(async () => {
     pem = generateKeyPairSync('ec', {namedCurve: 'P-256'}).privateKey.export({type: 'pkcs8', format: 'pem'}) as string;
@@ -164,6 +180,15 @@ describe('harness CLI: its manners', () => {
     expect(run).toEqual({code: 2, output: `${message}\n`});
   }, 60_000);
 
+  test('run as a user runs it, a bad command line exits 2 with the message', async () => {
+    const run = await spawnHarness(['--acton', 'dist/configure']);
+    expect(run).toEqual({
+      code: 2,
+      output:
+        'harness: unknown option "--acton" for "harness"; did you mean --action?\nRun "npm run harness -- --help" for usage.\n'
+    });
+  }, 60_000);
+
   test('--help lists every option of the command, with what it does', async () => {
     const top = await harness(['--help']);
     const job = await harness(['job', '--help']);
@@ -234,7 +259,13 @@ describe('harness CLI: its manners', () => {
     expect(line).toMatch(
       new RegExp(`^${cache}/remote-builder-actions/harness-tool-cache/mirror-buildx-mirror\\.example-[0-9a-f]{12}$`)
     );
-    const github = await harness(['job', file, '--workspace', work], env);
+    // Without a mirror (a job of the echo step alone: the tool cache is the job's, set for every step).
+    const echo = join(work, 'echo.yml');
+    writeFileSync(
+      echo,
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo "tool cache $RUNNER_TOOL_CACHE"\n'
+    );
+    const github = await harness(['job', echo, '--workspace', work], env);
     expect(/^ {2}tool cache (\S+)$/m.exec(github.output)?.[1]).toBe(
       join(cache, 'remote-builder-actions/harness-tool-cache/github')
     );

@@ -346,17 +346,4 @@ describe('bake action (bundled) against the emulator', () => {
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/already torn down by main/);
   });
-
-  test('bad input fails before any assignment, naming the input', async () => {
-    const before = emu.ledger().length;
-    const assigns = emu.requests().filter(r => r.route === 'assign').length;
-    const {main} = await runJob(job({'profile-name': 'single', source: 'no-such-dir'}));
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(
-      /Input "source": "no-such-dir" does not exist or is not a directory: check the repository out first/
-    );
-    expect(emu.ledger().length).toBe(before);
-    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
-    expect(calls()).toEqual([]);
-  });
 });

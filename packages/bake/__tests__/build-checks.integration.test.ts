@@ -1,7 +1,8 @@
 // Build-check annotations through bake's step: in process (the source, not the bundle), against the
 // emulator over loopback HTTP and mutual TLS, with the recording fake docker writing buildx's metadata
 // warnings and local state (FAKE_DOCKER_BUILD_WARNINGS). The step logs on @actions/core; its stdout is read
-// back with the runner harness's workflow-command parser.
+// back with the runner harness's workflow-command parser. DOCKER_BUILD_CHECKS_ANNOTATIONS off is core's
+// docker/build-checks.test.ts, on annotateBuildChecks (and the variable's values on buildChecksAnnotationsEnabled).
 import {afterAll, afterEach, beforeAll, beforeEach, expect, test} from '@jest/globals';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -111,12 +112,4 @@ test('every target: the warnings of its Dockerfile on their lines, in the order 
     'The MAINTAINER instruction is deprecated, use a label instead to define an image author'
   );
   expect(lines).toContain('::group::Generating GitHub annotations (12 build checks found)');
-}, 60_000);
-
-test('DOCKER_BUILD_CHECKS_ANNOTATIONS=0: no annotation', async () => {
-  const {warnings} = await runStep(
-    {source: ws, files: join(ws, 'docker-bake.hcl')},
-    {DOCKER_BUILD_CHECKS_ANNOTATIONS: '0'}
-  );
-  expect(warnings).toEqual([]);
 }, 60_000);

@@ -1,7 +1,9 @@
 // Build-check annotations through build-push's step: in process (the source, not the bundle), against the
 // emulator over loopback HTTP and mutual TLS, with the recording fake docker writing buildx's metadata
 // warnings and local state (FAKE_DOCKER_BUILD_WARNINGS). The step logs on @actions/core; its stdout is read
-// back with the runner harness's workflow-command parser.
+// back with the runner harness's workflow-command parser. One build proves the path from the fake buildx's
+// metadata and local state to the annotations; the other cases (the default Git context, and
+// DOCKER_BUILD_CHECKS_ANNOTATIONS off) are core's docker/build-checks.test.ts, on annotateBuildChecks.
 import {afterAll, afterEach, beforeAll, beforeEach, expect, test} from '@jest/globals';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -79,22 +81,4 @@ test('a local context: each warning annotates its line of the Dockerfile, in a g
     annotation('Dockerfile', '6', 'COPy')
   ]);
   expect(lines).toContain('::group::Generating GitHub annotations (3 build checks found)');
-}, 60_000);
-
-test("the default Git context of this repository: annotated on the Dockerfile's path in the repository", async () => {
-  const {warnings} = await runStep({});
-  expect(warnings.map(w => w.properties)).toEqual([
-    {title: TITLE, file: 'Dockerfile', line: '2'},
-    {title: TITLE, file: 'Dockerfile', line: '3'},
-    {title: TITLE, file: 'Dockerfile', line: '6'}
-  ]);
-}, 60_000);
-
-test('DOCKER_BUILD_CHECKS_ANNOTATIONS=false: no annotation', async () => {
-  const {lines, warnings} = await runStep(
-    {context: ws, file: join(ws, 'Dockerfile')},
-    {DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'}
-  );
-  expect(warnings).toEqual([]);
-  expect(lines.some(l => l.includes('Generating GitHub annotations'))).toBe(false);
 }, 60_000);

@@ -152,14 +152,16 @@ function digestOf(target: string): string {
 }
 
 describe('bake action (bundled) against the emulator', () => {
-  test('bakes on an assigned builder: --print first, docker v6 argv, metadata per target, summary, teardown in main', async () => {
-    const j = job({'profile-name': 'single', push: 'true'});
+  test('bakes on an assigned builder, in a local source (v7): --print first, docker v6 argv, metadata per target, summary, teardown in main', async () => {
+    const j = job({'profile-name': 'single', push: 'true', source: 'deploy'}, {}, 'deploy');
+    const source = join(work, 'workspace', 'deploy');
     const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
     expect(main.stderr).toBe('');
     expect(main.exitCode).toBe(0);
 
     const {builderIds, builderName} = stateOf(main);
     expect(builderIds).toHaveLength(1);
+    expect(main.masks).toContain(API_KEY);
     const all = calls();
     // What must happen before what: the local work (buildx version, the definition) before the builder is
     // set up, the builder before the bake, and its removal last. Not asserted: the order of work that may
@@ -173,8 +175,9 @@ describe('bake action (bundled) against the emulator', () => {
     expect(at('create')).toBeLessThan(at('bake'));
     expect(kinds.at(-1)).toBe('rm');
     const print = all.find(isPrint) as Call;
+    // No positional argument: both bake calls run in the source and read the files there.
     expect(print.argv).toEqual(['buildx', 'bake', '--push', '--print']);
-    expect(print.cwd).toBe(join(work, 'workspace'));
+    expect(print.cwd).toBe(source);
     const bake = all.find(isBake) as Call;
     const meta = bake.argv[bake.argv.indexOf('--metadata-file') + 1] as string;
     expect(meta.startsWith(join(work, 'runner-temp'))).toBe(true);
@@ -190,7 +193,7 @@ describe('bake action (bundled) against the emulator', () => {
       builderName,
       '--push'
     ]);
-    expect(bake.cwd).toBe(join(work, 'workspace'));
+    expect(bake.cwd).toBe(source);
     expect(bake.metadataWarnings).toBe('true');
     // Main keeps only bake's definition in its private folder, for the summary post writes; post removes it.
     expect(existsSync(meta)).toBe(false);
@@ -263,7 +266,8 @@ describe('bake action (bundled) against the emulator', () => {
     expect(live(builderIds)).toEqual([]);
   });
 
-  test('builder input: bakes on the builder made by the configure action; nothing assigned or torn down', async () => {
+  test("builder input, remote definition: bakes this repository's Git context on the builder made by the configure action, with the token as docker passes it; nothing assigned or torn down, no secret printed", async () => {
+    const token = 'ghs_baketoken0123456789abcdef';
     const j = job({});
     const configured = await runStep({
       script: CONFIGURE_MAIN,
@@ -276,11 +280,27 @@ describe('bake action (bundled) against the emulator', () => {
     const ledgerBefore = emu.ledger().length;
     const assignsBefore = emu.requests().filter(r => r.route === 'assign').length;
 
-    const {main, post} = await runJob({...j, inputs: {builder: shared, source: '.', targets: 'web'}});
+    // The remote definition by default (source empty): this repository's Git context.
+    const {main, post} = await runJob({
+      ...j,
+      inputs: {builder: shared, source: '', 'github-token': token, targets: 'web'}
+    });
     expect(main.exitCode).toBe(0);
     // Written empty at main's start (every key post reads is), never set: nothing was assigned.
     expect(main.state['builder']).toBe('');
+    const print = calls().find(isPrint) as Call;
     const bake = calls().find(isBake) as Call;
+    expect(print.argv).toEqual(['buildx', 'bake', GIT_CONTEXT, '--print', 'web']);
+    expect(bake.argv[2]).toBe(GIT_CONTEXT);
+    expect(bake.argv[bake.argv.length - 1]).toBe('web');
+    // BUILDX_BAKE_GIT_AUTH_TOKEN reaches both calls (recorded as a hash), never the argv.
+    const sha = createHash('sha256').update(token).digest('hex');
+    expect(print.gitAuthTokenSha256).toBe(sha);
+    expect(bake.gitAuthTokenSha256).toBe(sha);
+    expect(calls().some(c => c.argv.join(' ').includes(token))).toBe(false);
+    expect(main.masks).toContain(token);
+    // The API key and every client key line are checked for every step in afterEach.
+    for (const r of [main, post]) expect(everything(r).includes(token)).toBe(false);
     expect(bake.argv.slice(bake.argv.indexOf('--builder'), bake.argv.indexOf('--builder') + 2)).toEqual([
       '--builder',
       shared
@@ -325,53 +345,5 @@ describe('bake action (bundled) against the emulator', () => {
     const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/already torn down by main/);
-  });
-
-  test('bad input fails before any assignment, naming the input', async () => {
-    const before = emu.ledger().length;
-    const assigns = emu.requests().filter(r => r.route === 'assign').length;
-    const {main} = await runJob(job({'profile-name': 'single', source: 'no-such-dir'}));
-    expect(main.exitCode).toBe(1);
-    expect(errorOf(main)).toMatch(
-      /Input "source": "no-such-dir" does not exist or is not a directory: check the repository out first/
-    );
-    expect(emu.ledger().length).toBe(before);
-    expect(emu.requests().filter(r => r.route === 'assign').length).toBe(assigns);
-    expect(calls()).toEqual([]);
-  });
-
-  test('a local source (v7): both bake calls run in it; DOCKER_BUILD_SUMMARY=false: no summary, metadata still set', async () => {
-    const j = job({'profile-name': 'single', source: 'deploy'}, {DOCKER_BUILD_SUMMARY: 'false'}, 'deploy');
-    const {main, post} = await runJob(j);
-    expect(main.exitCode).toBe(0);
-    const bakes = calls().filter(c => c.argv[1] === 'bake');
-    expect(bakes.map(c => c.cwd)).toEqual([join(work, 'workspace', 'deploy'), join(work, 'workspace', 'deploy')]);
-    // No positional argument: bake reads the files in its working directory.
-    expect(bakes.map(c => c.argv[2]?.startsWith('--'))).toEqual([true, true]);
-    expect(main.summary).toBe('');
-    expect(JSON.parse(main.outputs['metadata'] ?? '{}')).toHaveProperty('app');
-    expect(post.exitCode).toBe(0);
-    expect(post.summary).toBe('');
-  });
-
-  test("remote definition by default (this repository's Git context) with the token as docker passes it; no secret printed", async () => {
-    const token = 'ghs_baketoken0123456789abcdef';
-    const j = job({'profile-name': 'single', source: '', 'github-token': token, targets: 'app'});
-    const {main, post} = await runJob(j);
-    expect(main.exitCode).toBe(0);
-    const sha = createHash('sha256').update(token).digest('hex');
-    const print = calls().find(isPrint) as Call;
-    const bake = calls().find(isBake) as Call;
-    expect(print.argv).toEqual(['buildx', 'bake', GIT_CONTEXT, '--print', 'app']);
-    expect(bake.argv[2]).toBe(GIT_CONTEXT);
-    expect(bake.argv[bake.argv.length - 1]).toBe('app');
-    // BUILDX_BAKE_GIT_AUTH_TOKEN reaches both calls (recorded as a hash), never the argv.
-    expect(print.gitAuthTokenSha256).toBe(sha);
-    expect(bake.gitAuthTokenSha256).toBe(sha);
-    expect(calls().some(c => c.argv.join(' ').includes(token))).toBe(false);
-    expect(main.masks).toEqual(expect.arrayContaining([API_KEY, token]));
-    // The API key and every client key line are checked for every step in afterEach.
-    for (const r of [main, post]) expect(everything(r).includes(token)).toBe(false);
-    expect(live(stateOf(main).builderIds)).toEqual([]);
   });
 });

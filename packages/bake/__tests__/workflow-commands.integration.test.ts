@@ -37,51 +37,47 @@ afterEach(() => {
   for (const d of [work, outside]) if (d) rmSync(d, {recursive: true, force: true});
 });
 
-test.each([
-  ['##[cmd] inside a line, in the metadata and the bake definition', 'file'],
-  ['::cmd:: at a line start, in buildx output', 'line']
-])('%s: nothing is acted on, in main or in post', async (_name, form) => {
+test('##[cmd] inside a line (in the metadata and the bake definition) and ::cmd:: at a line start (in buildx output): nothing is acted on, in main or in post', async () => {
   work = mkdtempSync(join(tmpdir(), 'bake-inject-'));
   outside = mkdtempSync(join(tmpdir(), 'bake-victim-'));
   mkdirSync(join(outside, 'cli-plugins'));
   writeFileSync(join(outside, 'precious'), 'x');
   const workspace = join(work, 'workspace');
   mkdirSync(workspace, {recursive: true});
-  const env: Record<string, string> = {
-    PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH']}`,
-    FAKE_DOCKER_DIR: join(work, 'docker')
-  };
-  const target: Record<string, unknown> = {tags: ['u/app:1']};
-  if (form === 'file') {
-    // Tags go to the metadata (image.name) and, with args, to the printed definition.
-    target['tags'] = ['u/app:1', `##[save-state name=tmpDir;]${outside}`, `##[set-output name=metadata;]planted`];
-    target['args'] = {
+  // Both forms in one bake: either one acted on would plant the same state, output, annotation or mask.
+  // Tags go to the metadata (image.name) and, with args, to the printed definition.
+  const target: Record<string, unknown> = {
+    tags: ['u/app:1', `##[save-state name=tmpDir;]${outside}`, `##[set-output name=metadata;]planted`],
+    args: {
       STATE: `##[save-state name=buildxDockerConfig;]${outside}`,
       WARN: '##[warning]planted warning',
       MASK: '##[add-mask]planted-mask'
-    };
-  } else {
-    const builder = JSON.stringify({
-      v: 1,
-      builderName: 'victim',
-      builderIds: ['planted-id'],
-      tornDownIds: [],
-      certDir: outside,
-      apiUrl: 'http://127.0.0.1:9/collect',
-      buildxCreated: true
-    });
-    const print = join(work, 'print.txt');
-    const lines = [
-      `::save-state name=builder::${builder}`,
-      `::save-state name=tmpDir::${outside}`,
-      `::save-state name=buildxDockerConfig::${outside}`,
-      '::set-output name=metadata::planted',
-      '::warning::planted warning',
-      '::add-mask::planted-mask'
-    ];
-    writeFileSync(print, `${lines.join('\n')}\n`);
-    env['FAKE_DOCKER_BUILD_PRINT'] = print;
-  }
+    }
+  };
+  const builder = JSON.stringify({
+    v: 1,
+    builderName: 'victim',
+    builderIds: ['planted-id'],
+    tornDownIds: [],
+    certDir: outside,
+    apiUrl: 'http://127.0.0.1:9/collect',
+    buildxCreated: true
+  });
+  const print = join(work, 'print.txt');
+  const lines = [
+    `::save-state name=builder::${builder}`,
+    `::save-state name=tmpDir::${outside}`,
+    `::save-state name=buildxDockerConfig::${outside}`,
+    '::set-output name=metadata::planted',
+    '::warning::planted warning',
+    '::add-mask::planted-mask'
+  ];
+  writeFileSync(print, `${lines.join('\n')}\n`);
+  const env: Record<string, string> = {
+    PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH']}`,
+    FAKE_DOCKER_DIR: join(work, 'docker'),
+    FAKE_DOCKER_BUILD_PRINT: print
+  };
   writeFileSync(
     join(workspace, 'docker-bake.json'),
     JSON.stringify({group: {default: {targets: ['app']}}, target: {app: target}})
@@ -99,7 +95,8 @@ test.each([
   expect(job.main.exitCode).toBe(0);
   const out = job.main.stdout;
   // The attack was printed, as data.
-  expect(out).toContain(form === 'file' ? `##[save-state name=tmpDir;]${outside}` : '::save-state name=tmpDir::');
+  expect(out).toContain(`##[save-state name=tmpDir;]${outside}`);
+  expect(out).toContain('::save-state name=tmpDir::');
   // No line of it was a command: the log sets no state and no output (GITHUB_STATE would win for main's keys).
   const fromLog = parseWorkflowCommands([...out.split('\n'), ...job.main.stderr.split('\n')]);
   expect({state: fromLog.state, outputs: fromLog.outputs}).toEqual({state: {}, outputs: {}});

@@ -90,11 +90,18 @@ function everything(r: ActionRunResult): string {
 }
 
 describe('build-push action (bundled) against the emulator', () => {
-  test('builds on an assigned builder: docker argv, outputs from the iidfile and metadata file, summary, teardown in post', async () => {
-    const j = job({'profile-name': 'single', tags: 'user/app:latest', push: 'true', platforms: 'linux/amd64'});
+  test('builds on an assigned builder: docker argv, outputs from the iidfile and metadata file, summary (DOCKER_BUILD_NO_SUMMARY, removed in v7, ignored with a warning), teardown in main', async () => {
+    const j = job(
+      {'profile-name': 'single', tags: 'user/app:latest', push: 'true', platforms: 'linux/amd64'},
+      {DOCKER_BUILD_NO_SUMMARY: 'true'}
+    );
     const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
     expect(main.stderr).toBe('');
     expect(main.exitCode).toBe(0);
+    // Warned once, naming the replacement; the summary is still written (by post, below).
+    expect(main.annotations.filter(a => a.level === 'warning').map(a => a.message)).toEqual([
+      "DOCKER_BUILD_NO_SUMMARY is ignored: docker's actions v7 removed it; set DOCKER_BUILD_SUMMARY=false instead."
+    ]);
     expect(main.outputs['imageid']).toBe(IMAGE_ID);
     expect(main.outputs['digest']).toBe(DIGEST);
     const metadata = JSON.parse(main.outputs['metadata'] ?? '') as Record<string, string>;
@@ -156,13 +163,30 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(post.summary).toMatch(/setup .* · build and push /);
   });
 
-  test('multi-arch: one node per builder with its platform, build for both', async () => {
-    const {main, post} = await runMainAndPost(
-      job({'profile-name': 'multi', platforms: 'linux/amd64,linux/arm64', outputs: 'type=image,push=false'})
+  test('multi-arch, with secrets and the default Git context: one node per builder with its platform, build for both; no secret, token or key printed', async () => {
+    const secretValue = 's3cr3t-build-value-81f2';
+    const fileSecret = 'file-secret-content-7c1d';
+    const token = 'ghs_buildpushtoken0123456789';
+    const j = job(
+      {
+        'profile-name': 'multi',
+        platforms: 'linux/amd64,linux/arm64',
+        outputs: 'type=image,push=false',
+        context: '',
+        secrets: `MY_SECRET=${secretValue}\n"MULTI=line-one-aaaa\nline-two-bbbb"`,
+        'secret-envs': 'ENV_SECRET=SOME_ENV',
+        'secret-files': 'FILE_SECRET=./secret.txt',
+        'github-token': token
+      },
+      {SOME_ENV: 'env-secret-value-3e9a'}
     );
+    writeFileSync(join(work, 'workspace', 'secret.txt'), fileSecret);
+    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
     expect(main.exitCode).toBe(0);
-    const {builderIds} = stateOf(main);
+    const {builderIds, certDir} = stateOf(main);
     expect(builderIds).toHaveLength(2);
+    // The client keys went with their builders, torn down as the build ended: the emulator says what it issued.
+    expect(readdirSync(certDir)).toEqual([]);
     const creates = dockerCalls().filter(c => c[1] === 'create');
     expect(creates.map(c => c[c.indexOf('--platform') + 1]).sort()).toEqual(['linux/amd64', 'linux/arm64']);
     expect(creates[1]).toContain('--append');
@@ -171,9 +195,39 @@ describe('build-push action (bundled) against the emulator', () => {
       '--platform',
       'linux/amd64,linux/arm64'
     ]);
+    // Default Git context and the token as GIT_AUTH_TOKEN.<host>, as docker does.
+    expect(argv[argv.length - 1]).toBe(
+      'https://github.com/octo-org/octo-repo.git#ffac537e6cbbf934b08745a378932722df287a53'
+    );
+    const secrets = argv.flatMap((a, i) => (a === '--secret' ? [argv[i + 1] as string] : []));
+    expect(secrets.map(s => s.replace(/,src=.*$/, ''))).toEqual([
+      'id=ENV_SECRET,env=SOME_ENV',
+      'id=MY_SECRET',
+      'id=MULTI',
+      'id=FILE_SECRET',
+      'id=GIT_AUTH_TOKEN.github.com'
+    ]);
+    // Only paths reach the argv, never values.
+    expect(argv.join(' ')).not.toContain(secretValue);
+    expect(main.masks).toEqual(expect.arrayContaining([API_KEY, secretValue, token, 'line-one-aaaa']));
+    expect(live(builderIds)).toEqual([]);
+    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
     expect(post.exitCode).toBe(0);
     expect(post.summary).toContain('arm64');
-    expect(live(builderIds)).toEqual([]);
+    const keyPem = emu.issuedClientKeys().join('\n');
+    const leaks = [
+      API_KEY,
+      secretValue,
+      fileSecret,
+      token,
+      'line-one-aaaa',
+      'line-two-bbbb',
+      ...keyPem.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----'))
+    ];
+    for (const r of [main, post]) {
+      const all = everything(r);
+      for (const s of leaks) expect(all.includes(s)).toBe(false);
+    }
   });
 
   test('builder input: builds on the builder made by the configure action; nothing assigned or torn down', async () => {
@@ -233,81 +287,5 @@ describe('build-push action (bundled) against the emulator', () => {
     const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(/already torn down by main/);
-  });
-
-  test('DOCKER_BUILD_SUMMARY=false: no job summary, outputs still set', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'false'}));
-    expect(main.exitCode).toBe(0);
-    expect(main.summary).toBe('');
-    expect(main.outputs['digest']).toBe(DIGEST);
-    expect(post.exitCode).toBe(0);
-    expect(post.summary).toBe('');
-  });
-
-  test('DOCKER_BUILD_NO_SUMMARY=true, removed in docker v7: ignored (a job summary), warned once naming the replacement', async () => {
-    const {main, post} = await runMainAndPost(job({'profile-name': 'single'}, {DOCKER_BUILD_NO_SUMMARY: 'true'}));
-    expect(main.exitCode).toBe(0);
-    expect(post.summary).not.toBe('');
-    expect(main.annotations.filter(a => a.level === 'warning').map(a => a.message)).toEqual([
-      "DOCKER_BUILD_NO_SUMMARY is ignored: docker's actions v7 removed it; set DOCKER_BUILD_SUMMARY=false instead."
-    ]);
-    expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
-  });
-
-  test('secrets, the GitHub token, the API key and the client key are never printed', async () => {
-    const secretValue = 's3cr3t-build-value-81f2';
-    const fileSecret = 'file-secret-content-7c1d';
-    const token = 'ghs_buildpushtoken0123456789';
-    const j = job(
-      {
-        'profile-name': 'single',
-        context: '',
-        secrets: `MY_SECRET=${secretValue}\n"MULTI=line-one-aaaa\nline-two-bbbb"`,
-        'secret-envs': 'ENV_SECRET=SOME_ENV',
-        'secret-files': 'FILE_SECRET=./secret.txt',
-        'github-token': token
-      },
-      {SOME_ENV: 'env-secret-value-3e9a'}
-    );
-    mkdirSync(join(work, 'workspace'), {recursive: true});
-    writeFileSync(join(work, 'workspace', 'secret.txt'), fileSecret);
-    const main = await runAction({script: MAIN, inputs: j.inputs, env: j.env, workDir: work});
-    expect(main.exitCode).toBe(0);
-    // The client key went with its builder, torn down as the build ended: the emulator says what it issued.
-    const {certDir} = stateOf(main);
-    expect(readdirSync(certDir)).toEqual([]);
-    const keyPem = emu.issuedClientKeys().join('\n');
-    const argv = buildCalls()[0] as string[];
-    // Default Git context and the token as GIT_AUTH_TOKEN.<host>, as docker does.
-    expect(argv[argv.length - 1]).toBe(
-      'https://github.com/octo-org/octo-repo.git#ffac537e6cbbf934b08745a378932722df287a53'
-    );
-    const secrets = argv.flatMap((a, i) => (a === '--secret' ? [argv[i + 1] as string] : []));
-    expect(secrets.map(s => s.replace(/,src=.*$/, ''))).toEqual([
-      'id=ENV_SECRET,env=SOME_ENV',
-      'id=MY_SECRET',
-      'id=MULTI',
-      'id=FILE_SECRET',
-      'id=GIT_AUTH_TOKEN.github.com'
-    ]);
-    expect(main.masks).toEqual(expect.arrayContaining([API_KEY, secretValue, token, 'line-one-aaaa']));
-    const post = await runAction({script: POST, inputs: j.inputs, env: j.env, workDir: work, state: main.state});
-    expect(post.exitCode).toBe(0);
-    const leaks = [
-      API_KEY,
-      secretValue,
-      fileSecret,
-      token,
-      'line-one-aaaa',
-      'line-two-bbbb',
-      ...keyPem.split('\n').filter(l => l.length >= 8 && !l.startsWith('-----'))
-    ];
-    for (const r of [main, post]) {
-      const all = everything(r);
-      for (const s of leaks) expect(all.includes(s)).toBe(false);
-    }
-    // Only paths reach the argv, never values.
-    expect(argv.join(' ')).not.toContain(secretValue);
-    expect(live(stateOf(main).builderIds)).toEqual([]);
   });
 });

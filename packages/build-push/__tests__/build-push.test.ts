@@ -188,4 +188,13 @@ describe('job summary record', () => {
     expect(run?.timing?.buildMs).toEqual(expect.any(Number));
     expect(run?.timing?.setupMs).toEqual(expect.any(Number));
   });
+
+  test('DOCKER_BUILD_SUMMARY=false: the record tells post to write no summary; the outputs are still set', async () => {
+    const docker = new FakeDocker('Name: shared\nDriver: remote\n\nName: n0\nPlatforms: linux/amd64*\n');
+    const r = fakeIO({builder: 'shared', context: '.'}, {DOCKER_BUILD_SUMMARY: 'false'});
+    await buildPush({io: r.io, exec: docker});
+    expect(r.summaries).toEqual([]);
+    expect(loadRun(r.io.state)?.summary).toBe(false);
+    expect(r.outputs['digest']).toBe('sha256:dig');
+  });
 });

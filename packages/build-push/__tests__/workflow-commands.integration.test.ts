@@ -52,10 +52,7 @@ function planted(): {builder: string; outside: string} {
   return {builder, outside};
 }
 
-test.each([
-  ['::cmd:: at a line start, in buildx output', 'line'],
-  ['##[cmd] inside a line, in buildx output (a RUN step of the Dockerfile)', 'legacy']
-])('%s: nothing is acted on, in main or in post', async (_name, form) => {
+test('::cmd:: at a line start in buildx output and ##[cmd] inside a line (a RUN step of the Dockerfile): nothing is acted on, in main or in post', async () => {
   work = mkdtempSync(join(tmpdir(), 'build-push-inject-'));
   outside = mkdtempSync(join(tmpdir(), 'build-push-victim-'));
   mkdirSync(join(outside, 'cli-plugins'));
@@ -74,27 +71,21 @@ test.each([
     '::warning::planted warning',
     '::add-mask::planted-mask'
   ];
+  // Both forms in one build: either one acted on would plant the same state, output, annotation or mask.
+  const print = join(work, 'print.txt');
+  writeFileSync(print, `${lines.join('\n')}\n`);
   const env: Record<string, string> = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH']}`,
-    FAKE_DOCKER_DIR: join(work, 'docker')
+    FAKE_DOCKER_DIR: join(work, 'docker'),
+    FAKE_DOCKER_BUILD_PRINT: print
   };
-  if (form === 'line') {
-    const print = join(work, 'print.txt');
-    writeFileSync(print, `${lines.join('\n')}\n`);
-    env['FAKE_DOCKER_BUILD_PRINT'] = print;
-    writeFileSync(join(workspace, 'Dockerfile'), 'FROM alpine:3.20\n');
-  } else {
-    // The runner reads `##[name k=v;]data` anywhere in a line; `;` and `]` in data are %3B and %5D.
-    const legacy = lines.slice(2).map(l => {
-      const m = /^::([\w-]+)(?: name=([\w]+))?::(.*)$/.exec(l) as RegExpExecArray;
-      const data = (m[3] as string).replace(/;/g, '%3B').replace(/]/g, '%5D');
-      return `##[${m[1]}${m[2] ? ` name=${m[2]};` : ''}]${data}`;
-    });
-    writeFileSync(
-      join(workspace, 'Dockerfile'),
-      `FROM alpine:3.20\n${legacy.map(l => `RUN echo '${l}'`).join('\n')}\n`
-    );
-  }
+  // The runner reads `##[name k=v;]data` anywhere in a line; `;` and `]` in data are %3B and %5D.
+  const legacy = lines.slice(2).map(l => {
+    const m = /^::([\w-]+)(?: name=([\w]+))?::(.*)$/.exec(l) as RegExpExecArray;
+    const data = (m[3] as string).replace(/;/g, '%3B').replace(/]/g, '%5D');
+    return `##[${m[1]}${m[2] ? ` name=${m[2]};` : ''}]${data}`;
+  });
+  writeFileSync(join(workspace, 'Dockerfile'), `FROM alpine:3.20\n${legacy.map(l => `RUN echo '${l}'`).join('\n')}\n`);
 
   const job = await runMainAndPost({
     main: MAIN,
@@ -114,7 +105,8 @@ test.each([
   // The attack was printed, as data: the build output went to the log whole.
   expect(job.main.stderr).toBe('');
   const out = job.main.stdout;
-  expect(out).toContain(form === 'line' ? '::save-state name=tmpDir::' : '##[save-state name=tmpDir;]');
+  expect(out).toContain('::save-state name=tmpDir::');
+  expect(out).toContain('##[save-state name=tmpDir;]');
   expect(job.main.exitCode).toBe(0);
   // No line of it was a command: the log sets no state and no output (GITHUB_STATE would win for main's keys).
   const fromLog = parseWorkflowCommands([...out.split('\n'), ...job.main.stderr.split('\n')]);

@@ -97,10 +97,19 @@ afterEach(() => {
 });
 
 describe('configure action (bundled) against the emulator', () => {
-  test('one builder: outputs, certificates, exports, buildx calls, and post tears it down', async () => {
-    const {main, post} = await runJob(job({'profile-name': 'single'}));
+  test('one builder: outputs, private certificate files, exports, buildx calls, and post tears it down', async () => {
+    const j = job({'profile-name': 'single'});
+    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
     expect(main.stderr).toBe('');
     expect(main.exitCode).toBe(0);
+    // The certificate files are private while the builder lives.
+    const node = (JSON.parse(main.outputs['nodes']) as Record<string, string>[])[0];
+    for (const f of [node.cacert, node.cert, node.key]) expect(statSync(f).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(node.key)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(dirname(node.key))).mode & 0o777).toBe(0o700);
+    expect(readFileSync(node.key, 'utf8')).toMatch(/-----BEGIN PRIVATE KEY-----/);
+    expect(main.masks).toContain(API_KEY);
+    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
     const ids = main.outputs['builder-ids'].split(',');
     expect(ids).toHaveLength(1);
     expect(main.outputs['platforms']).toBe('linux/amd64');
@@ -155,23 +164,9 @@ describe('configure action (bundled) against the emulator', () => {
     expect(post.annotations.filter(a => a.level === 'warning')).toEqual([]);
     expect(dockerCalls().slice(2)).toEqual([['buildx', 'rm', name]]);
     expect(existsSync(state['certDir'] as string)).toBe(false);
+    expect(existsSync(node.key)).toBe(false);
     expect(assignedBuilders(ids)).toEqual([]);
     expect(emu.ledger().find(e => e.builderId === ids[0])?.reason).toBe('teardown');
-  });
-
-  test('certificate files are private while the builder lives, and no secret reaches logs, outputs, state or env', async () => {
-    const j = job({'profile-name': 'single'});
-    const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
-    expect(main.exitCode).toBe(0);
-    const node = (JSON.parse(main.outputs['nodes']) as Record<string, string>[])[0];
-    for (const f of [node.cacert, node.cert, node.key]) expect(statSync(f).mode & 0o777).toBe(0o600);
-    expect(statSync(dirname(node.key)).mode & 0o777).toBe(0o700);
-    expect(statSync(dirname(dirname(node.key))).mode & 0o777).toBe(0o700);
-    expect(readFileSync(node.key, 'utf8')).toMatch(/-----BEGIN PRIVATE KEY-----/);
-    expect(main.masks).toContain(API_KEY);
-    const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
-    expect(post.exitCode).toBe(0);
-    expect(existsSync(node.key)).toBe(false);
   });
 
   test('three builders on a multi-arch profile become one buildx builder with appended nodes', async () => {
@@ -189,9 +184,11 @@ describe('configure action (bundled) against the emulator', () => {
     expect(assignedBuilders(ids)).toEqual([]);
   });
 
-  test('host given as tcp:// and readiness only after the delay', async () => {
-    const {main} = await runJob(job({'profile-name': 'delayed'}));
+  test('profile fallback to a builder whose host is given as tcp://, ready only after the delay', async () => {
+    const {main, post} = await runJob(job({'profile-name': 'no-such-profile, delayed'}));
     expect(main.exitCode).toBe(0);
+    // An unknown profile is skipped for the next one.
+    expect(main.annotations.find(a => a.level === 'warning')?.message).toMatch(/no-such-profile/);
     const id = main.outputs['builder-ids'];
     const entry = emu.ledger().find(e => e.builderId === id);
     expect(entry?.readyAt).toBeDefined();
@@ -201,30 +198,20 @@ describe('configure action (bundled) against the emulator', () => {
     expect(details.at(-1)?.at).toBeGreaterThanOrEqual(entry?.readyAt ?? Infinity);
     // At most 10 a second over the 1.5 s delay (the first 30 s of a wait), plus the one that found it ready.
     expect(details.length).toBeLessThanOrEqual(16);
-  });
-
-  test('profile fallback: an unknown profile is skipped for the next one', async () => {
-    const {main, post} = await runJob(job({'profile-name': 'no-such-profile, single'}));
-    expect(main.exitCode).toBe(0);
-    expect(main.annotations.find(a => a.level === 'warning')?.message).toMatch(/no-such-profile/);
-    const ids = main.outputs['builder-ids'].split(',');
     expect(post.exitCode).toBe(0);
-    expect(assignedBuilders(ids)).toEqual([]);
+    expect(assignedBuilders([id])).toEqual([]);
   });
 
-  test('setup-buildx false: no docker call at all, outputs still set', async () => {
-    const {main, post} = await runJob(job({'profile-name': 'single', 'setup-buildx': 'false'}));
+  test('setup-buildx false: no docker call at all, outputs still set; user-set DOCKER_BUILD_* variables are left alone', async () => {
+    const {main, post} = await runJob(
+      job({'profile-name': 'single', 'setup-buildx': 'false'}, {DOCKER_BUILD_SUMMARY: 'true'})
+    );
     expect(main.exitCode).toBe(0);
+    expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
     expect(main.outputs['builder-ids']).not.toBe('');
     expect(dockerCalls()).toEqual([]);
     expect(post.exitCode).toBe(0);
     expect(assignedBuilders(main.outputs['builder-ids'].split(','))).toEqual([]);
-  });
-
-  test('user-set DOCKER_BUILD_* variables are left alone', async () => {
-    const {main} = await runJob(job({'profile-name': 'single'}, {DOCKER_BUILD_SUMMARY: 'true'}));
-    expect(main.exitCode).toBe(0);
-    expect(main.exportedEnv).toEqual({DOCKER_BUILD_RECORD_UPLOAD: 'false', DOCKER_BUILD_CHECKS_ANNOTATIONS: 'false'});
   });
 });
 

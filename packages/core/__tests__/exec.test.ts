@@ -9,7 +9,8 @@ import {killsWithoutPid} from './fakes/kills-without-pid.js';
 import {RecordingLogger} from './fakes/recording-logger.js';
 
 const node = process.execPath;
-const js = (code: string): string[] => ['-e', code];
+/** `sh -c script`: a child that costs a few ms to start, where a node child costs ~100 ms of CPU. */
+const sh = (script: string, ...args: string[]): [string, string[]] => ['sh', ['-c', script, 'sh', ...args]];
 /** sh tree.sh hang|exit: prints `grandchild <pid>` of a sleep that ignores SIGTERM/SIGINT and holds the pipes. */
 const TREE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/exec/tree.sh');
 /** node --import tsx exit-mid-command.ts: exits while NodeExec runs `tree.sh hang`, after printing the grandchild's pid. */
@@ -94,10 +95,7 @@ function lineLogger(onLine: (line: string) => void): RecordingLogger {
 
 describe('NodeExec', () => {
   test('captures stdout and stderr and the exit code 0', async () => {
-    const res = await new NodeExec().run(
-      node,
-      js('process.stdout.write("out1\\nout2\\n"); process.stderr.write("err1\\n");')
-    );
+    const res = await new NodeExec().run(...sh('printf "out1\\nout2\\n"; printf "err1\\n" >&2'));
     expect(res).toEqual({exitCode: 0, stdout: 'out1\nout2\n', stderr: 'err1\n'});
   });
 
@@ -107,43 +105,33 @@ describe('NodeExec', () => {
     [2, 3],
     [3, 125]
   ])('[%d] reports exit code %d', async (_n, code) => {
-    const res = await new NodeExec().run(node, js(`process.stderr.write("bye"); process.exit(${code});`));
+    const res = await new NodeExec().run(...sh(`printf bye >&2; exit ${code}`));
     expect(res).toEqual({exitCode: code, stdout: '', stderr: 'bye'});
   });
 
   test('passes argv verbatim, without a shell', async () => {
     const args = ['a b', '$HOME', '"q"', "'s'", '; echo no', '*'];
-    const res = await new NodeExec().run(node, [
-      ...js('process.stdout.write(JSON.stringify(process.argv.slice(1)))'),
-      ...args
-    ]);
-    expect(JSON.parse(res.stdout)).toEqual(args);
+    const res = await new NodeExec().run(...sh('printf "%s\\n" "$@"', ...args));
+    expect(res.stdout).toBe(args.map(a => `${a}\n`).join(''));
   });
 
   test('merges env over process.env and honours cwd', async () => {
     const cwd = realpathSync(tmpdir());
-    const res = await new NodeExec().run(
-      node,
-      js('process.stdout.write(JSON.stringify([process.env.RB_TEST_VAR, !!process.env.PATH, process.cwd()]))'),
-      {
-        env: {RB_TEST_VAR: 'hello'},
-        cwd
-      }
-    );
-    expect(JSON.parse(res.stdout)).toEqual(['hello', true, cwd]);
+    const res = await new NodeExec().run(...sh('printf "%s\\n" "$RB_TEST_VAR" "${PATH:+set}" "$(pwd -P)"'), {
+      env: {RB_TEST_VAR: 'hello'},
+      cwd
+    });
+    expect(res.stdout).toBe(`hello\nset\n${cwd}\n`);
   });
 
   test('the command does not get the API key variables, from process.env or env', async () => {
     process.env['REMOTE_BUILDER_API_KEY'] = 'rb_key_in_env';
     try {
-      const res = await new NodeExec().run(
-        node,
-        js(
-          'process.stdout.write(JSON.stringify(Object.keys(process.env).filter(k => /API.KEY|RUNNER_TOKEN/i.test(k))))'
-        ),
-        {env: {'INPUT_API-KEY': 'rb_key_input'}}
-      );
-      expect(JSON.parse(res.stdout)).toEqual([]);
+      // `env` prints the environment it was given, one NAME=value a line.
+      const res = await new NodeExec().run('env', [], {env: {'INPUT_API-KEY': 'rb_key_input'}});
+      const names = res.stdout.split('\n').map(l => l.split('=')[0] as string);
+      expect(names).toContain('PATH');
+      expect(names.filter(k => /API.KEY|RUNNER_TOKEN/i.test(k))).toEqual([]);
     } finally {
       delete process.env['REMOTE_BUILDER_API_KEY'];
     }
@@ -155,9 +143,7 @@ describe('NodeExec', () => {
     const logger = lineLogger(line => line === 'armed' && armed());
     const clock = new HeldClock([LIMIT_MS]);
     const {run, settled} = tracked(
-      new NodeExec({logger, clock}).run(node, js('console.log("armed"); setInterval(() => {}, 1000);'), {
-        timeoutMs: LIMIT_MS
-      })
+      new NodeExec({logger, clock}).run(...sh('echo armed; exec sleep 1000'), {timeoutMs: LIMIT_MS})
     );
     // The command runs and its time limit is pending: the run cannot settle before the limit ends.
     await Promise.all([running, clock.scheduled(LIMIT_MS)]);
@@ -179,8 +165,9 @@ describe('NodeExec', () => {
     const clock = new HeldClock([GRACE_MS]);
     const {run, settled} = tracked(
       new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run(
-        node,
-        js('process.on("SIGTERM", () => console.log("term")); console.log("armed"); setInterval(() => {}, 1000);'),
+        // The shell waits on its sleeps with `wait`, which a trapped signal interrupts: it says so and goes on
+        // (its own `Terminated` notes about the sleeps go to /dev/null).
+        ...sh("exec 2>/dev/null; trap 'echo term' TERM; echo armed; while :; do sleep 1 & wait $!; done"),
         {signal: controller.signal}
       )
     );
@@ -196,17 +183,15 @@ describe('NodeExec', () => {
     const controller = new AbortController();
     const logger = lineLogger(line => line === 'armed' && controller.abort(new Error('stop')));
     const clock = new HeldClock([GRACE_MS]);
-    const res = await new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run(
-      node,
-      js('console.log("armed"); setInterval(() => {}, 1000);'),
-      {signal: controller.signal}
-    );
+    const res = await new NodeExec({logger, clock, killGraceMs: GRACE_MS}).run(...sh('echo armed; exec sleep 1000'), {
+      signal: controller.signal
+    });
     expect(res).toEqual({exitCode: 143, stdout: 'armed\n', stderr: '', killed: 'aborted'});
     expect(clock.pending(GRACE_MS)).toBe(0);
   });
 
   test('an already aborted signal kills the command at once', async () => {
-    const res = await new NodeExec().run(node, js('setInterval(() => {}, 1000);'), {signal: AbortSignal.abort()});
+    const res = await new NodeExec().run('sleep', ['1000'], {signal: AbortSignal.abort()});
     expect(res.killed).toBe('aborted');
     expect(res.exitCode).toBe(143);
   });
@@ -214,7 +199,7 @@ describe('NodeExec', () => {
   test('a command that finishes in time is not marked killed, its time limit is cleared, and a later abort is harmless', async () => {
     const controller = new AbortController();
     const clock = new HeldClock([LIMIT_MS]);
-    const res = await new NodeExec({clock}).run(node, js('process.stdout.write("ok")'), {
+    const res = await new NodeExec({clock}).run(...sh('printf ok'), {
       timeoutMs: LIMIT_MS,
       signal: controller.signal
     });
@@ -252,20 +237,15 @@ describe('NodeExec', () => {
 
   test('echoes output lines to the logger as untrusted (partial last line included) and debug-logs the argv', async () => {
     const logger = new RecordingLogger();
-    await new NodeExec({logger}).run(
-      node,
-      js(
-        'process.stdout.write("a\\n\\nb"); setTimeout(() => process.stdout.write("c\\nd"), 20); process.stderr.write("e\\n")'
-      )
-    );
-    expect(logger.messages('debug')).toEqual([expect.stringMatching(/^NodeExec\.run: .+ -e process\.stdout\.write/)]);
+    await new NodeExec({logger}).run(...sh('printf "a\\n\\nb"; printf "e\\n" >&2; sleep 0.02; printf "c\\nd"'));
+    expect(logger.messages('debug')).toEqual([expect.stringMatching(/^NodeExec\.run: sh -c printf "a/)]);
     expect(logger.messages('untrusted').sort()).toEqual(['a', 'bc', 'd', 'e']);
     expect(logger.messages('info')).toEqual([]);
   });
 
   test('logged: the caller printed the command line, so it is not debug-logged a second time', async () => {
     const logger = new RecordingLogger();
-    const res = await new NodeExec({logger}).run(node, js('console.log("out")'), {logged: true});
+    const res = await new NodeExec({logger}).run(...sh('echo out'), {logged: true});
     expect(res.exitCode).toBe(0);
     expect(logger.messages('debug')).toEqual([]);
     expect(logger.messages('untrusted')).toEqual(['out']);
@@ -273,9 +253,7 @@ describe('NodeExec', () => {
 
   test('silent: nothing is echoed', async () => {
     const logger = new RecordingLogger();
-    const res = await new NodeExec({logger}).run(node, js('console.log("quiet"); console.error("hush")'), {
-      silent: true
-    });
+    const res = await new NodeExec({logger}).run(...sh('echo quiet; echo hush >&2'), {silent: true});
     expect(res.stdout).toBe('quiet\n');
     expect(logger.lines).toEqual([expect.objectContaining({level: 'debug'})]);
   });
@@ -409,10 +387,7 @@ describe('NodeExec: the process tree', () => {
   });
 
   test('output written just before the command exits is all read', async () => {
-    const res = await new NodeExec().run(
-      node,
-      js('process.stdout.write("x".repeat(1 << 20)); process.stderr.write("end"); process.exitCode = 3;')
-    );
+    const res = await new NodeExec().run(...sh('head -c 1048576 /dev/zero | tr "\\0" x; printf end >&2; exit 3'));
     expect({exitCode: res.exitCode, length: res.stdout.length, stderr: res.stderr}).toEqual({
       exitCode: 3,
       length: 1 << 20,

@@ -18,9 +18,10 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/csv-corpus.json', im
 
 /**
  * csv-parse costs 50-200 µs a call (it builds its options and state each time), so by default the test runs
- * the first CHUNKS chunks of the corpus; CSV_CORPUS=full runs all of it (as was done to replace the parser).
+ * the first CHUNKS chunks of the corpus (5000 cases, besides the sample and the divergent cases above);
+ * CSV_CORPUS=full runs all of it (as was done to replace the parser).
  */
-const CHUNKS = process.env['CSV_CORPUS'] === 'full' ? fixture.digests.length : 30;
+const CHUNKS = process.env['CSV_CORPUS'] === 'full' ? fixture.digests.length : 5;
 
 /** The first chunk whose digest differs, to point at the cases to look at. */
 function firstDifference(got: string[], want: string[]): string {

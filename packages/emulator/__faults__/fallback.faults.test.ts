@@ -6,7 +6,7 @@
 // the others on build-push and bake in turn; one that names its actions keeps them.
 import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {ACTIONS, buildsInTurn, requireBundles} from './kit/actions.js';
-import type {JobResult} from './kit/job.js';
+import type {JobOpts, JobResult} from './kit/job.js';
 import {cases, runScenario, type Expectation, type Scenario, type ScenarioContext} from './kit/scenario.js';
 import {reportScan} from './kit/secret-scan.js';
 
@@ -58,7 +58,7 @@ const SCENARIOS: Scenario[] = [
     // print once, also when the build falls back.
     id: 'assign 503 every time: built locally, saying the service answered 503 (build-push: the local checks’ warnings print once)',
     setup: emu => emu.addFault({route: 'assign', status: 503}),
-    job: a =>
+    job: (a): Omit<JobOpts, 'action' | 'emu'> =>
       a.name === 'build-push'
         ? {
             inputs: {fallback: 'local', annotations: 'index:org.opencontainers.image.title=x'},

@@ -77,8 +77,8 @@ export interface RunTiming {
 }
 
 /**
- * One build as the builder's BuildKit history recorded it (`buildx history inspect --format json`), for
- * docker's summary table (ID, Name, Status, Cached, Duration) and its error block.
+ * One build as the builder's BuildKit history recorded it (its record in the exported file, read as `buildx
+ * history inspect` reads it), for docker's summary table (ID, Name, Status, Cached, Duration) and its error block.
  */
 export interface BuildRecordEntry {
   /** The history ref (BuildKit's build id). The table's ID is its first 6 characters, upper case. */
@@ -92,7 +92,7 @@ export interface BuildRecordEntry {
   numCachedSteps?: number;
   numTotalSteps?: number;
   numCompletedSteps?: number;
-  /** A failed build's error message (scrubbed), as history inspect gave it. */
+  /** A failed build's error message (scrubbed), as its history record holds it. */
   error?: string;
 }
 

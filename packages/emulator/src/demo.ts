@@ -21,10 +21,16 @@ async function main(argv: string[]): Promise<number> {
   return result.ok ? 0 : 1;
 }
 
-main(process.argv.slice(2)).then(
-  code => process.exit(code),
-  (e: unknown) => {
-    console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(1);
-  }
-);
+/**
+ * Exits once everything printed has reached stdout and stderr: process.exit() drops what a pipe has not taken
+ * yet (a loaded machine cut the demo's output mid-summary), and an empty write's callback runs after the ones
+ * before it.
+ */
+function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exitAfterOutput, (e: unknown) => {
+  console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+  exitAfterOutput(1);
+});

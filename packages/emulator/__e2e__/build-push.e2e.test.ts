@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, test} from '@jest/globals';
 import {createHash, randomBytes} from 'node:crypto';
 import {basename} from 'node:path';
 import {type ActionRunResult, type JobRunOpts, type ProfileConfig} from '../src/index.js';
-import {recordRefs, uploadedRecord} from './build-record.js';
+import {buildxExport, expectSameRecord, recordRefs, uploadedRecord} from './build-record.js';
 import {
   actionJob,
   allTornDown,
@@ -285,7 +285,7 @@ describe('build-push (bundled) on a real BuildKit over mutual TLS', () => {
 });
 
 describe('build-push: the build record (issue 28 §1)', () => {
-  test('buildx >= 0.23: the record of a successful and of a failed build, exported from the real BuildKit before the teardown and uploaded after it; older buildx says why not', async () => {
+  test("buildx >= 0.23: the record of a successful and of a failed build, read from the real BuildKit before the teardown (as buildx's export has it) and uploaded after it; older buildx says why not", async () => {
     expect(bundleIncludes('build-push', 'Exporting the build record')).toBe(true);
     const ws = workspace('rec');
     const artifactEnv = emu.artifacts.runnerEnv();
@@ -326,6 +326,10 @@ describe('build-push: the build record (issue 28 §1)', () => {
       // The record is BuildKit's: the build's ref, and for the failed build its error.
       expect(up.record.records).toHaveLength(1);
       if (outcome === 'failure') expect(JSON.stringify(up.record.records[0])).toContain('exit code: 3');
+      // Read from BuildKit by our own client (no buildx process held the builder), and what buildx's own
+      // export of the same record holds.
+      expect(printed(r)).not.toContain('could not be read from BuildKit directly');
+      expectSameRecord(up.record, await buildxExport(ws, ref ?? '', env.buildxAtLeast('0.24.0')));
       // Uploaded after the teardown: no builder was billed for the upload.
       const torn = emu.entries(assignedIds(r)).map(e => e.terminatedAt as number);
       expect(up.createdAt).toBeGreaterThanOrEqual(Math.max(...torn));

@@ -5,7 +5,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readDockerbuild, type Dockerbuild} from '../src/testing/dockerbuild-file.js';
-import {printed, type E2eEmulator} from './e2e-env.js';
+import {printed, type E2eEmulator, type Workspace} from './e2e-env.js';
 import type {ActionRunResult} from '../src/index.js';
 
 /** The line of a step that exported its record: `Exported <name> (<n> bytes, <m> builds) in <t> ms`. */
@@ -46,4 +46,50 @@ export function uploadedRecord(emu: E2eEmulator, main: ActionRunResult): Uploade
 /** The ref of each record in the file (BuildKit's BuildHistoryRecord `Ref`, as buildx writes it). */
 export function recordRefs(r: UploadedRecord): string[] {
   return r.record.records.map(x => x['Ref'] as string);
+}
+
+/**
+ * What buildx's own `history export` writes of the same build, from the same BuildKit (the e2e dockerd's,
+ * which the emulator's builders front): read through the docker driver's `default` builder.
+ */
+export async function buildxExport(ws: Workspace, ref: string, finalize: boolean): Promise<Dockerbuild> {
+  const dir = mkdtempSync(join(tmpdir(), 'rba-e2e-buildx-record-'));
+  try {
+    const file = join(dir, 'buildx.dockerbuild');
+    await ws.dockerOk([
+      'buildx',
+      'history',
+      'export',
+      '--builder',
+      'default',
+      ...(finalize ? ['--finalize'] : []),
+      '-o',
+      file,
+      ref
+    ]);
+    return readDockerbuild(file);
+  } finally {
+    rmSync(dir, {recursive: true, force: true});
+  }
+}
+
+/**
+ * The step's record file holds what buildx's holds: the same layers (the sanitised trace, the logs, the
+ * attestations and results, byte for byte) and the same history record, but for the local state, which buildx
+ * keeps per builder (ours was the step's builder; buildx's export here went through `default`, which has none).
+ */
+export function expectSameRecord(ours: Dockerbuild, buildx: Dockerbuild): void {
+  const layers = (d: Dockerbuild): unknown[] =>
+    d.index.manifests.map(m => {
+      const manifest = JSON.parse(d.files.get(`blobs/sha256/${m.digest.slice(7)}`)?.toString() ?? '{}') as {
+        layers?: {digest: string}[];
+      };
+      return manifest.layers?.map(l => [l.digest, d.files.get(`blobs/sha256/${l.digest.slice(7)}`)?.length]);
+    });
+  expect(layers(ours)).toEqual(layers(buildx));
+  const withoutState = (r: Record<string, unknown>): Record<string, unknown> => {
+    const {localState: _l, stateGroup: _g, ...rest} = r;
+    return rest;
+  };
+  expect(ours.records.map(withoutState)).toEqual(buildx.records.map(withoutState));
 }

@@ -1,5 +1,7 @@
 // A build step driven the way build-push and bake drive it (open → local checks → acquire → build → close),
 // with a fake service API, a fake docker, a fake clock and probe.
+import {GrpcCode, GrpcStatusError} from '../../src/net/grpc-call.js';
+import type {DirectRecordExport} from '../../src/record/grpc-record-export.js';
 import {BuildStep} from '../../src/provisioning/build-step.js';
 import type {BuildFn} from '../../src/provisioning/build-strategy.js';
 import {readBuildStepInputs} from '../../src/provisioning/action-inputs.js';
@@ -25,7 +27,16 @@ export interface HarnessOpts {
   logger?: Logger;
   /** The build record's uploader (default: none given, so the production one). */
   uploadRecord?: UploadRecord;
+  /**
+   * How the record is read from the builders' BuildKit directly (default: as a BuildKit without the history
+   * API answers, UNIMPLEMENTED, so buildx exports it; the fake builders' addresses are never dialled).
+   */
+  exportRecordDirect?: DirectRecordExport;
 }
+
+const NO_HISTORY_API: DirectRecordExport = async () => {
+  throw new GrpcStatusError('/moby.buildkit.v1.Control/ListenBuildHistory', GrpcCode.Unimplemented, 'unknown method');
+};
 
 export function buildStepHarness(opts: HarnessOpts) {
   const events: string[] = [];
@@ -56,7 +67,8 @@ export function buildStepHarness(opts: HarnessOpts) {
     const step = await BuildStep.open(deps, {
       action,
       inputs: {...readBuildStepInputs(io), 'github-token': ''},
-      uploadRecord: opts.uploadRecord
+      uploadRecord: opts.uploadRecord,
+      exportRecordDirect: opts.exportRecordDirect ?? NO_HISTORY_API
     });
     try {
       await step.checkLocal(check);

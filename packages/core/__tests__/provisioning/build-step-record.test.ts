@@ -5,6 +5,9 @@ import {existsSync, readdirSync} from 'node:fs';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import type {DirectRecordExport} from '../../src/record/grpc-record-export.js';
+import {MANIFEST_MEDIA_TYPE} from '../../src/record/record-bundle.js';
+import {TEST_PEMS} from '../fakes/pems.js';
 import {Buildx} from '../../src/buildx/buildx.js';
 import {ApiError} from '../../src/errors.js';
 import {BuildCommandError} from '../../src/provisioning/build-attempts.js';
@@ -45,6 +48,8 @@ interface Opts {
   env?: Record<string, string>;
   /** `history export` writes a real record file of the refs asked (else a 6-byte stand-in). */
   realFiles?: boolean;
+  /** How the records are read from the builders' BuildKit (default: the harness's, a BuildKit without the API). */
+  direct?: DirectRecordExport;
 }
 
 /** A build step whose buildx is `version`, answering `buildx history` as a BuildKit with the refs left. */
@@ -58,7 +63,7 @@ function harness(o: Opts = {}) {
     if (o.realFiles) uploadedRefs.push(readDockerbuild(u.filePath).records.map(r => r['Ref']));
     return {artifactId: 7};
   };
-  const h = buildStepHarness({root, inputs: o.inputs ?? REMOTE, uploadRecord: upload});
+  const h = buildStepHarness({root, inputs: o.inputs ?? REMOTE, uploadRecord: upload, exportRecordDirect: o.direct});
   Object.assign(h.io.env, {GITHUB_REPOSITORY: 'octo/app', ...o.env});
   h.exec.handler = async (c: ExecCall) => {
     const sub = subcommand(c.args) === 'history' ? `history ${c.args[2]}` : subcommand(c.args);
@@ -109,6 +114,46 @@ describe('the build record of a step on assigned builders', () => {
       upload: {artifactId: 7}
     });
     expect(existsSync(join(root, 'octo~app~QWERTY.dockerbuild'))).toBe(false);
+  });
+
+  test("read from the builders' BuildKit directly: our nodes' endpoints and TLS material, no buildx history call", async () => {
+    const asked: {nodes: unknown; refs: string[]}[] = [];
+    const direct: DirectRecordExport = async o => {
+      h.events.push('direct export');
+      asked.push({nodes: o.nodes, refs: o.refs});
+      return {
+        bundle: {
+          blobs: new Map(),
+          records: [{mediaType: MANIFEST_MEDIA_TYPE, digest: `sha256:${'2'.repeat(64)}`, size: 2}]
+        },
+        records: o.refs.map(ref => ({ref, node: 'b1'})),
+        missing: []
+      };
+    };
+    const h = harness({direct});
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', READY);
+    await h.run(async () => {
+      await leaveRef('b1', 'directref1234');
+      h.events.push('build');
+    });
+    const after = h.events.slice(h.events.indexOf('build'));
+    expect(after.slice(1, 3)).toEqual(['direct export', 'teardown:b1']);
+    expect(h.events).not.toContain('docker:history export');
+    expect(asked).toEqual([
+      {
+        refs: ['directref1234'],
+        nodes: [
+          {
+            name: 'b1',
+            hostname: '10.0.0.1',
+            port: 1234,
+            platforms: ['linux/amd64'],
+            pems: {ca: TEST_PEMS.ca, cert: TEST_PEMS.cert, key: TEST_PEMS.key}
+          }
+        ]
+      }
+    ]);
+    expect(h.uploaded).toEqual([{name: 'octo~app~DIRECT.dockerbuild', existed: true, retentionDays: undefined}]);
   });
 
   test("a failed build: its record is exported before the teardown too, and the build's error is the step's", async () => {

@@ -3,7 +3,16 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import type {ExecResult} from '../../src/exec.js';
-import {exportRecord, type RecordExportOpts} from '../../src/record/record-export.js';
+import {GrpcStatusError} from '../../src/net/grpc-call.js';
+import type {RecordNode} from '../../src/record/buildkit-history.js';
+import {NoRecordError, type DirectRecordExport} from '../../src/record/grpc-record-export.js';
+import {MANIFEST_MEDIA_TYPE} from '../../src/record/record-bundle.js';
+import {
+  DIRECT_EXPORT_BOUND_MS,
+  exportRecord,
+  RECORD_EXPORT_BOUND_MS,
+  type RecordExportOpts
+} from '../../src/record/record-export.js';
 import {exportPlan} from '../../src/record/record-plan.js';
 import type {RecordRef} from '../../src/record/record-refs.js';
 import {FakeClock} from '../fakes/fake-clock.js';
@@ -159,5 +168,91 @@ describe('exportRecord', () => {
     ]);
     expect(r.skipped).toContain('did not finish within 5 s');
     expect(exports(exec)[0]?.length).toBeGreaterThan(0);
+  });
+
+  describe('our builders: the records read from their BuildKit directly first', () => {
+    const NODES: RecordNode[] = [
+      {name: 'rb0', hostname: '127.0.0.1', port: 1, platforms: ['linux/amd64'], pems: {ca: '', cert: '', key: ''}}
+    ];
+    /** A direct export that found every ref asked on node rb0 (one record, an empty bundle body). */
+    const found: DirectRecordExport = async o => ({
+      bundle: {
+        blobs: new Map(),
+        records: [{mediaType: MANIFEST_MEDIA_TYPE, digest: `sha256:${'1'.repeat(64)}`, size: 2}]
+      },
+      records: o.refs.map(ref => ({ref, node: 'rb0'})),
+      missing: []
+    });
+
+    test('it succeeds: the file is written, no buildx runs, every node counts', async () => {
+      const exec = historyExec();
+      const asked: string[][] = [];
+      const r = await run(exec, new FakeClock(), new RecordingLogger(), {
+        nodes: NODES,
+        configDir: '/cfg',
+        direct: async o => (asked.push(o.refs), found(o))
+      });
+      expect(asked).toEqual([['aaaaaaaaaaaa', 'bbbbbbbbbbbb']]);
+      expect(exec.calls).toEqual([]);
+      expect(r).toMatchObject({
+        fileName: 'octo~app~AAAAAA+1.dockerbuild',
+        refs: ['aaaaaaaaaaaa', 'bbbbbbbbbbbb'],
+        warnings: []
+      });
+      expect(r.sizeBytes).toBeGreaterThan(0);
+      expect(r.entries).toEqual([
+        {ref: 'aaaaaaaaaaaa', node: 'rb0'},
+        {ref: 'bbbbbbbbbbbb', node: 'rb0'}
+      ]);
+    });
+
+    test('it fails (a BuildKit without the history API): one untrusted line, then buildx exports', async () => {
+      const exec = historyExec();
+      const logger = new RecordingLogger();
+      const r = await run(exec, new FakeClock(), logger, {
+        nodes: NODES,
+        direct: async () => {
+          throw new GrpcStatusError('/moby.buildkit.v1.Control/ListenBuildHistory', 12, 'unknown method');
+        }
+      });
+      expect(logger.messages('untrusted')).toEqual([
+        'The record could not be read from BuildKit directly (/moby.buildkit.v1.Control/ListenBuildHistory answered gRPC status 12 (unknown method)): buildx exports it'
+      ]);
+      expect(exports(exec)).toHaveLength(1);
+      expect(r.fileName).toBe('octo~app~AAAAAA+1.dockerbuild');
+    });
+
+    test('every node answered and none has a record: no build record, and buildx is not asked', async () => {
+      const exec = historyExec();
+      const r = await run(exec, new FakeClock(), new RecordingLogger(), {
+        nodes: NODES,
+        direct: async () => {
+          throw new NoRecordError('no record found');
+        }
+      });
+      expect(r.skipped).toMatch(/^No build record on builder "rb": its BuildKit keeps no history/);
+      expect(exec.calls).toEqual([]);
+    });
+
+    test('it hangs: abandoned after DIRECT_EXPORT_BOUND_MS, and buildx has the rest of the bound', async () => {
+      const clock = new FakeClock();
+      const exec = historyExec();
+      const timeouts: (number | undefined)[] = [];
+      exec.handler = async c => {
+        timeouts.push(c.opts.timeoutMs);
+        await writeFile(c.args[c.args.indexOf('--output') + 1] as string, 'gzip');
+        return {};
+      };
+      const r = await run(exec, clock, new RecordingLogger(), {
+        nodes: NODES,
+        direct: o =>
+          new Promise((_, reject) => {
+            o.signal.addEventListener('abort', () => reject(new Error('aborted')));
+            clock.advance(DIRECT_EXPORT_BOUND_MS);
+          })
+      });
+      expect(timeouts).toEqual([RECORD_EXPORT_BOUND_MS - DIRECT_EXPORT_BOUND_MS]);
+      expect(r.fileName).toBe('octo~app~AAAAAA+1.dockerbuild');
+    });
   });
 });

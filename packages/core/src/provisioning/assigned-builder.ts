@@ -1,4 +1,5 @@
 import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
+import {recordNodes} from '../record/record-nodes.js';
 import type {StepBuildRecord} from '../record/step-build-record.js';
 import {teardownOutcome} from '../lifecycle/teardown-outcome.js';
 import {CancelledError} from '../lifecycle/cancelled-error.js';
@@ -36,13 +37,13 @@ export class AssignedBuilder implements BuildStrategy {
   readonly target: BuildTarget;
   readonly facts: BuildFacts = {};
   readonly #opts: AssignedBuilderOpts;
-  /** The buildx builder of the builders the step holds now; undefined once their record was exported. */
-  #current: string | undefined;
+  /** The builders the step holds now; undefined once their record was exported. */
+  #current: {name: string; builder: ProvisionedBuilder} | undefined;
 
   constructor(opts: AssignedBuilderOpts) {
     this.#opts = opts;
     this.target = assignedTarget(opts.builder, opts.run.inspected);
-    this.#current = this.target.name;
+    this.#current = {name: this.target.name, builder: opts.builder};
     this.facts.timeToReadyMs = opts.builder.timeToReadyMs;
   }
 
@@ -66,7 +67,7 @@ export class AssignedBuilder implements BuildStrategy {
         crossCheck: ready =>
           buildxDisagreement({
             buildx: ctx.buildx,
-            builder: this.#current ?? this.target.name,
+            builder: this.#current?.name ?? this.target.name,
             ready,
             signal: ctx.signal
           }),
@@ -96,10 +97,10 @@ export class AssignedBuilder implements BuildStrategy {
 
   /** The record of the builds on the current builders, while they exist (once per builder set). */
   async #exportRecord(): Promise<void> {
-    const name = this.#current;
-    if (name === undefined) return;
+    const current = this.#current;
+    if (current === undefined) return;
     this.#current = undefined;
-    await this.#opts.record?.exportFrom(name);
+    await this.#opts.record?.exportFrom(current.name, recordNodes(current.builder));
   }
 
   /**
@@ -120,7 +121,7 @@ export class AssignedBuilder implements BuildStrategy {
     const builder = await run.provision({...request, timeoutMs: left});
     this.facts.timeToReadyMs = spent + builder.timeToReadyMs;
     const target = assignedTarget(builder, run.inspected);
-    this.#current = target.name;
+    this.#current = {name: target.name, builder};
     return {ready: builder.ready, target};
   }
 }

@@ -1,5 +1,6 @@
 import {BuildFiles} from '../docker/build-result.js';
 import {StepBuildRecord, type UploadRecord} from '../record/step-build-record.js';
+import type {DirectRecordExport} from '../record/grpc-record-export.js';
 import type {ExecResult} from '../exec.js';
 import type {ProvisionedBuilder} from '../lifecycle/builder-lifecycle.js';
 import {fallbackReason} from '../lifecycle/local-fallback.js';
@@ -26,6 +27,8 @@ export interface BuildStepOpts {
   call?: string;
   /** Uploads the build record after the teardown; default uploadBuildRecord (record-upload.ts). */
   uploadRecord?: UploadRecord;
+  /** Reads the build record from our builders' BuildKit (default exportRecordsGrpc); tests inject their own. */
+  exportRecordDirect?: DirectRecordExport;
 }
 
 /** A build step's run once it has a builder: build() runs the action's build on it (StepRun.build). */
@@ -207,6 +210,7 @@ export class BuildStep {
       call: this.#opts.call ?? ctx.io.getInput(CALL_INPUT),
       readMetadata: () => files.read().metadata,
       upload: this.#opts.uploadRecord,
+      direct: this.#opts.exportRecordDirect,
       signal: ctx.signal
     });
   }

@@ -1,13 +1,16 @@
 import {statSync} from 'node:fs';
+import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import type {Clock} from '../clock.js';
 import {errorMessage} from '../errors.js';
 import {lastLine, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordEntry} from '../report/run-record.js';
+import type {RecordNode} from './buildkit-history.js';
+import {exportRecordsGrpc, NoRecordError, type DirectRecordExport} from './grpc-record-export.js';
 import {historyExportArgs} from './record-args.js';
 import {recordFileName} from './record-file-name.js';
-import type {ExportPlan} from './record-plan.js';
+import {SETTLE_MS, type ExportPlan} from './record-plan.js';
 import type {RecordRef} from './record-refs.js';
 
 /**
@@ -16,6 +19,13 @@ import type {RecordRef} from './record-refs.js';
  * with one warning, and the teardown goes ahead.
  */
 export const RECORD_EXPORT_BOUND_MS = 20_000;
+
+/**
+ * The longest the direct export (our own gRPC client) may take before buildx is asked instead: a BuildKit
+ * answers the history of one step in well under a second; a front that takes the calls and never answers
+ * must leave buildx most of RECORD_EXPORT_BOUND_MS.
+ */
+export const DIRECT_EXPORT_BOUND_MS = 8_000;
 
 export interface RecordExportOpts {
   /** Runs `docker buildx <args>` (`buildx` first; Buildx.command: as the plugin itself where it can). */
@@ -42,6 +52,15 @@ export interface RecordExportOpts {
   boundMs?: number;
   /** Cancellation of the step: the export stops at once. */
   signal?: AbortSignal;
+  /**
+   * The nodes of the builder when they are ours (endpoint and TLS material): the records are then read from
+   * their BuildKit directly (grpc-record-export.ts), and buildx exports them only when that fails.
+   */
+  nodes?: RecordNode[];
+  /** buildx's config dir (the builds' local state), for the direct export. */
+  configDir?: string;
+  /** The direct export (default exportRecordsGrpc); tests inject their own. */
+  direct?: DirectRecordExport;
 }
 
 /** Runs one `docker buildx …` command (Buildx.command). */
@@ -105,14 +124,33 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
   });
   const entries: BuildRecordEntry[] = refs.map(r => ({ref: r.ref, node: r.nodes.join(',')}));
   try {
+    if (opts.nodes && opts.nodes.length > 0) {
+      const settle = (): Promise<void> =>
+        clock.sleep(Math.max(0, Math.min(opts.endedAt + SETTLE_MS - clock.now(), left())), limit.signal);
+      const directLimit = clock.deadline(Math.min(DIRECT_EXPORT_BOUND_MS, left()), {parents: [limit.signal]});
+      const direct = await exportDirect({
+        ...opts,
+        nodes: opts.nodes,
+        refs,
+        filePath,
+        signal: directLimit.signal,
+        settle
+      });
+      directLimit.dispose();
+      if (direct.done) {
+        warnings.splice(0, warnings.length, ...direct.warnings);
+        return done({filePath, fileName, sizeBytes: direct.sizeBytes, refs: direct.refs, entries: direct.entries});
+      }
+      if (direct.noRecord) return done({skipped: noHistory(opts.builder), entries});
+      // It quotes BuildKit's answer: untrusted.
+      logger.untrusted(`The record could not be read from BuildKit directly (${direct.why}): buildx exports it`);
+      if (opts.signal?.aborted) throw new Error('cancelled');
+    }
     const wait = opts.endedAt + plan.settleMs - clock.now();
     if (wait > 0) await clock.sleep(Math.min(wait, left()), limit.signal);
     const res = await run(args);
     if (res.exitCode !== 0 && !res.killed && /no record found/i.test(lastLine(res))) {
-      return done({
-        skipped: `No build record on builder "${opts.builder}": its BuildKit keeps no history of the step's builds (history turned off, or the records were deleted)`,
-        entries
-      });
+      return done({skipped: noHistory(opts.builder), entries});
     }
     const failed = exportFailure(res, opts.signal, boundMs);
     if (failed !== undefined) {
@@ -140,6 +178,57 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
   } finally {
     limit.dispose();
   }
+}
+
+type DirectResult =
+  | {done: true; sizeBytes: number; refs: string[]; entries: BuildRecordEntry[]; warnings: string[]}
+  | {done: false; why: string; noRecord?: boolean};
+
+/**
+ * The records read from the nodes' BuildKit by our own gRPC client and written as buildx writes them: every
+ * node's record of each ref, finalized first (what buildx >= 0.33 does with --finalize), without buildx's
+ * start. Never throws: a failure is `why`, and the caller has buildx export instead.
+ */
+async function exportDirect(
+  opts: Omit<RecordExportOpts, 'refs' | 'nodes'> & {
+    nodes: RecordNode[];
+    refs: NodesOfRef[];
+    filePath: string;
+    signal: AbortSignal;
+    settle: () => Promise<void>;
+  }
+): Promise<DirectResult> {
+  try {
+    const res = await (opts.direct ?? exportRecordsGrpc)({
+      builder: opts.builder,
+      nodes: opts.nodes,
+      refs: opts.refs.map(r => r.ref),
+      configDir: opts.configDir ?? '',
+      signal: opts.signal,
+      settle: opts.settle
+    });
+    const {writeRecordBundle} = await import('./record-merge.js');
+    const data = await writeRecordBundle([res.bundle]);
+    await writeFile(opts.filePath, data);
+    const found = opts.refs.filter(r => !res.missing.includes(r.ref));
+    const nodesOf = (ref: string): string =>
+      [...new Set(res.records.filter(x => x.ref === ref).map(x => x.node))].join(',');
+    return {
+      done: true,
+      sizeBytes: data.length,
+      refs: found.map(r => r.ref),
+      entries: found.map(r => ({ref: r.ref, node: nodesOf(r.ref)})),
+      warnings: res.missing.map(
+        ref => `no record of build ${ref.slice(0, 6).toUpperCase()} on builder "${opts.builder}": BuildKit kept none`
+      )
+    };
+  } catch (e) {
+    return {done: false, why: errorMessage(e), noRecord: e instanceof NoRecordError};
+  }
+}
+
+function noHistory(builder: string): string {
+  return `No build record on builder "${builder}": its BuildKit keeps no history of the step's builds (history turned off, or the records were deleted)`;
 }
 
 /** One ref with the nodes that built it. */

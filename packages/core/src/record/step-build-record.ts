@@ -6,6 +6,8 @@ import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordEntry, BuildRecordReport, RecordUpload} from '../report/run-record.js';
 import type {RunRecorder} from '../report/run-recorder.js';
+import type {RecordNode} from './buildkit-history.js';
+import type {DirectRecordExport} from './grpc-record-export.js';
 import {exportRecord, type BuildxCommand, type RecordExport} from './record-export.js';
 import {recordFileName} from './record-file-name.js';
 import {recordSkipReason} from './record-gate.js';
@@ -50,6 +52,8 @@ export interface StepBuildRecordOpts {
   /** Default uploadBuildRecord. */
   upload?: UploadRecord;
   signal?: AbortSignal;
+  /** Reads the records from our builders' BuildKit directly (default exportRecordsGrpc). */
+  direct?: DirectRecordExport;
   /** Time limit of each export (RECORD_EXPORT_BOUND_MS). */
   boundMs?: number;
 }
@@ -90,8 +94,9 @@ export class StepBuildRecord {
   /**
    * Exports the records of the step's builds on `builder` (every node, every attempt there) while it still
    * exists; call right after the build, before the teardown. Bounded (RECORD_EXPORT_BOUND_MS); never throws.
+   * `nodes`: the builder's nodes when they are ours, whose BuildKit the records are read from directly.
    */
-  async exportFrom(builder: string): Promise<void> {
+  async exportFrom(builder: string, nodes?: RecordNode[]): Promise<void> {
     const {logger} = this.#opts;
     if (this.#skipped !== undefined) {
       if (!this.#told) logger.info(`No build record: ${this.#skipped}`);
@@ -127,7 +132,10 @@ export class StepBuildRecord {
         repository: o.repository,
         endedAt,
         boundMs: o.boundMs,
-        signal: o.signal
+        signal: o.signal,
+        nodes,
+        configDir: o.configDir(),
+        direct: o.direct
       });
       // A failed export was its one warning line already; the rest (other nodes, a ref's facts) are info,
       // printed as untrusted: they quote buildx history's own errors.

@@ -6,7 +6,7 @@ import {randomBytes} from 'node:crypto';
 import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {type JobRunOpts, type ProfileConfig} from '../src/index.js';
-import {recordRefs, uploadedRecord} from './build-record.js';
+import {buildxExport, expectSameRecord, recordRefs, uploadedRecord} from './build-record.js';
 import {
   actionJob,
   allTornDown,
@@ -225,6 +225,9 @@ describe('bake: the build record (issue 28 §1)', () => {
       expect(up.name).toBe(`octo-org~octo-repo~${(refs[0] ?? '').slice(0, 6).toUpperCase()}+1.dockerbuild`);
       const torn = emu.entries(ids).map(e => e.terminatedAt as number);
       expect(up.createdAt).toBeGreaterThanOrEqual(Math.max(...torn));
+      // Read from BuildKit by our own client, and what buildx's own export of both records holds.
+      expect(printed(main)).not.toContain('could not be read from BuildKit directly');
+      expectSameRecord(up.record, await buildxExport(ws, refs, env.buildxAtLeast('0.24.0')));
       console.log(
         `bake build record: ${up.name}, ${up.sizeBytes} bytes, exported in ${up.exportMs} ms before the teardown`
       );

@@ -52,7 +52,7 @@ export function recordRefs(r: UploadedRecord): string[] {
  * What buildx's own `history export` writes of the same build, from the same BuildKit (the e2e dockerd's,
  * which the emulator's builders front): read through the docker driver's `default` builder.
  */
-export async function buildxExport(ws: Workspace, ref: string, finalize: boolean): Promise<Dockerbuild> {
+export async function buildxExport(ws: Workspace, refs: string[], finalize: boolean): Promise<Dockerbuild> {
   const dir = mkdtempSync(join(tmpdir(), 'rba-e2e-buildx-record-'));
   try {
     const file = join(dir, 'buildx.dockerbuild');
@@ -65,7 +65,7 @@ export async function buildxExport(ws: Workspace, ref: string, finalize: boolean
       ...(finalize ? ['--finalize'] : []),
       '-o',
       file,
-      ref
+      ...refs
     ]);
     return readDockerbuild(file);
   } finally {
@@ -79,13 +79,17 @@ export async function buildxExport(ws: Workspace, ref: string, finalize: boolean
  * keeps per builder (ours was the step's builder; buildx's export here went through `default`, which has none).
  */
 export function expectSameRecord(ours: Dockerbuild, buildx: Dockerbuild): void {
-  const layers = (d: Dockerbuild): unknown[] =>
-    d.index.manifests.map(m => {
-      const manifest = JSON.parse(d.files.get(`blobs/sha256/${m.digest.slice(7)}`)?.toString() ?? '{}') as {
-        layers?: {digest: string}[];
-      };
-      return manifest.layers?.map(l => [l.digest, d.files.get(`blobs/sha256/${l.digest.slice(7)}`)?.length]);
-    });
+  // Each record's layers (digest and size), through the index of a file of several records.
+  const layers = (d: Dockerbuild): unknown[] => {
+    const blob = (digest: string): {manifests?: {digest: string}[]; layers?: {digest: string}[]} =>
+      JSON.parse(d.files.get(`blobs/sha256/${digest.slice(7)}`)?.toString() ?? '{}');
+    const walk = (digest: string): unknown[] => {
+      const b = blob(digest);
+      if (b.manifests) return b.manifests.flatMap(m => walk(m.digest));
+      return [b.layers?.map(l => [l.digest, d.files.get(`blobs/sha256/${l.digest.slice(7)}`)?.length])];
+    };
+    return d.index.manifests.flatMap(m => walk(m.digest));
+  };
   expect(layers(ours)).toEqual(layers(buildx));
   const withoutState = (r: Record<string, unknown>): Record<string, unknown> => {
     const {localState: _l, stateGroup: _g, ...rest} = r;

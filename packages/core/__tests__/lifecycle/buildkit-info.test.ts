@@ -2,7 +2,8 @@ import {afterEach, beforeAll, describe, expect, test} from '@jest/globals';
 import {BinaryWriter} from '@bufbuild/protobuf/wire';
 import {createSecureServer, type Http2Server, type ServerHttp2Stream} from 'node:http2';
 import type {AddressInfo} from 'node:net';
-import {grpcBuildkitInfo, grpcMessage, readInfoResponse} from '../../src/lifecycle/buildkit-info.js';
+import {grpcBuildkitInfo, readInfoResponse} from '../../src/lifecycle/buildkit-info.js';
+import {grpcMessages} from '../../src/net/grpc-call.js';
 import {FakeClock} from '../fakes/fake-clock.js';
 import {makePki, type TestPki} from '../fakes/test-pki.js';
 
@@ -164,7 +165,7 @@ describe('grpcBuildkitInfo', () => {
   });
 });
 
-describe('readInfoResponse / grpcMessage', () => {
+describe('readInfoResponse / grpcMessages', () => {
   test.each<[string, Uint8Array, string | RegExp]>([
     ['version among unknown fields', infoResponse('v0.26.0-rc1'), 'v0.26.0-rc1'],
     ['an empty InfoResponse', new Uint8Array(), /without a BuildKit version/],
@@ -175,6 +176,6 @@ describe('readInfoResponse / grpcMessage', () => {
   });
 
   test('a truncated message is refused', () => {
-    expect(() => grpcMessage(framed(infoResponse('v1')).subarray(0, 8))).toThrow(/truncated/);
+    expect(() => grpcMessages(framed(infoResponse('v1')).subarray(0, 8))).toThrow(/truncated/);
   });
 });

@@ -3,6 +3,7 @@ import {connect as tlsConnect} from 'node:tls';
 import {BinaryReader, WireType} from '@bufbuild/protobuf/wire';
 import {systemClock} from '../clock.js';
 import {errorMessage} from '../errors.js';
+import {grpcCall} from '../net/grpc-call.js';
 import {builderTlsOptions, type TlsProbeOpts} from './tls-probe.js';
 
 /**
@@ -43,8 +44,6 @@ export function preloadBuildkitInfo(): Promise<Http2> {
   return (http2 ??= import('node:http2'));
 }
 
-/** An empty InfoRequest in gRPC's framing: not compressed, length 0. */
-const EMPTY_REQUEST = Buffer.alloc(5);
 /** Longest answer read: an InfoResponse is a few hundred bytes. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -85,65 +84,15 @@ function openSession(connect: Http2['connect'], opts: BuildkitInfoOpts): ClientH
   return session;
 }
 
-function callInfo(session: ClientHttp2Session, signal: AbortSignal): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const stream = session.request(
-      {
-        ':method': 'POST',
-        ':path': INFO_PATH,
-        'content-type': 'application/grpc',
-        te: 'trailers'
-      },
-      {signal}
-    );
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let status: string | undefined;
-    let message: string | undefined;
-    const fail = (why: string): void => {
-      reject(new Error(why));
-      stream.destroy();
-    };
-    stream.on('response', headers => {
-      // Node gives :status as a number, whatever its header type says.
-      const code = Number(headers[':status']);
-      if (code !== 200) return fail(`HTTP status ${code}`);
-      // A trailers-only answer (an error) carries grpc-status in its headers.
-      status = headerText(headers['grpc-status']);
-      message = headerText(headers['grpc-message']);
-    });
-    stream.on('trailers', trailers => {
-      status = headerText(trailers['grpc-status']) ?? status;
-      message = headerText(trailers['grpc-message']) ?? message;
-    });
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) return fail(`an answer over ${MAX_ANSWER_BYTES} bytes`);
-      chunks.push(chunk);
-    });
-    stream.on('error', e => fail(errorMessage(e)));
-    // A stream the session drops (a refused certificate, a reset connection) closes without 'end'.
-    stream.on('close', () => fail(`the stream closed (code ${stream.rstCode ?? 'none'})`));
-    stream.on('end', () => {
-      if (status === undefined) return fail('no grpc-status in the answer');
-      if (status !== '0') return fail(`gRPC status ${status}${message ? ` (${decodeURIComponent(message)})` : ''}`);
-      try {
-        resolve(readInfoResponse(grpcMessage(Buffer.concat(chunks))));
-      } catch (e) {
-        fail(errorMessage(e));
-      }
-    });
-    stream.end(EMPTY_REQUEST);
+async function callInfo(session: ClientHttp2Session, signal: AbortSignal): Promise<string> {
+  const [answer] = await grpcCall(session, {
+    path: INFO_PATH,
+    request: new Uint8Array(),
+    signal,
+    maxBytes: MAX_ANSWER_BYTES
   });
-}
-
-/** The one message of a unary answer, without gRPC's 5-byte prefix (compression flag, length). */
-export function grpcMessage(body: Buffer): Uint8Array {
-  if (body.length < 5) throw new Error('an answer without a gRPC message');
-  if (body[0] !== 0) throw new Error('a compressed answer, which we did not ask for');
-  const length = body.readUInt32BE(1);
-  if (body.length < 5 + length) throw new Error('a truncated gRPC message');
-  return body.subarray(5, 5 + length);
+  if (answer === undefined) throw new Error('an answer without a gRPC message');
+  return readInfoResponse(answer);
 }
 
 /**
@@ -171,8 +120,4 @@ function readVersion(bytes: Uint8Array): string | undefined {
     else reader.skip(wire, field);
   }
   return version;
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

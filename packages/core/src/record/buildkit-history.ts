@@ -57,12 +57,7 @@ export class BuildkitHistory {
   /** The completed records of `ref` on this node (none when it has none). */
   async records(ref: string): Promise<HistoryRecord[]> {
     // BuildHistoryRequest: 2 Ref, 3 EarlyExit (send what exists now, then end).
-    const request = new BinaryWriter()
-      .tag(2, WireType.LengthDelimited)
-      .string(ref)
-      .tag(3, WireType.Varint)
-      .bool(true)
-      .finish();
+    const request = refWithFlag(ref, 2, 3);
     const messages = await grpcCall(this.#session, {
       path: LISTEN_HISTORY,
       request,
@@ -78,12 +73,7 @@ export class BuildkitHistory {
   /** Asks BuildKit to finalize the record of `ref` (write its trace), as `history export --finalize` does. */
   async finalize(ref: string): Promise<void> {
     // UpdateBuildHistoryRequest: 1 Ref, 4 Finalize.
-    const request = new BinaryWriter()
-      .tag(1, WireType.LengthDelimited)
-      .string(ref)
-      .tag(4, WireType.Varint)
-      .bool(true)
-      .finish();
+    const request = refWithFlag(ref, 1, 4);
     await grpcCall(this.#session, {path: UPDATE_HISTORY, request, signal: this.#signal, maxBytes: 64 * 1024});
   }
 
@@ -115,6 +105,16 @@ export class BuildkitHistory {
     }
     return data;
   }
+}
+
+/** A request of a ref (string field `refField`) and one flag set (bool field `flagField`). */
+function refWithFlag(ref: string, refField: number, flagField: number): Uint8Array {
+  return new BinaryWriter()
+    .tag(refField, WireType.LengthDelimited)
+    .string(ref)
+    .tag(flagField, WireType.Varint)
+    .bool(true)
+    .finish();
 }
 
 /** ReadContentResponse: 1 offset (int64), 2 data; other fields skipped. */

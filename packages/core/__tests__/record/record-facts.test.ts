@@ -2,6 +2,7 @@ import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {readRecordBundle} from '../../src/record/record-bundle.js';
 import {entryFromRecord, recordFacts} from '../../src/record/record-facts.js';
 import {writeFixture} from './dockerbuild-fixture.js';
 
@@ -72,7 +73,7 @@ describe('recordFacts', () => {
       ['bbbb', 'rb0'],
       ['cccc', 'rb0']
     ]);
-    expect(await recordFacts(path, nodes)).toEqual([
+    expect(recordFacts(await readRecordBundle(path), nodes)).toEqual([
       expect.objectContaining({ref: 'aaaa', node: 'rb0,rb1', name: 'a0', status: 'completed'}),
       expect.objectContaining({ref: 'bbbb', node: 'rb0', name: 'b', status: 'completed'}),
       {ref: 'cccc', node: 'rb0'}
@@ -82,6 +83,6 @@ describe('recordFacts', () => {
   test('a file that is no record file throws, saying why', async () => {
     const path = join(dir, 'b.dockerbuild');
     await writeFile(path, 'not gzip');
-    await expect(recordFacts(path, new Map())).rejects.toThrow('not gzip-compressed');
+    await expect(readRecordBundle(path)).rejects.toThrow('not gzip-compressed');
   });
 });

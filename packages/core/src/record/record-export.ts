@@ -7,8 +7,9 @@ import {lastLine, type ExecResult} from '../exec.js';
 import type {Logger} from '../logger.js';
 import type {BuildRecordEntry} from '../report/run-record.js';
 import type {RecordNode} from './buildkit-history.js';
-import {exportRecordsGrpc, NoRecordError, type DirectRecordExport} from './grpc-record-export.js';
+import type {DirectRecordExport} from './grpc-record-export.js';
 import {historyExportArgs} from './record-args.js';
+import type {RecordBundle} from './record-bundle.js';
 import {recordFileName} from './record-file-name.js';
 import {SETTLE_MS, type ExportPlan} from './record-plan.js';
 import type {RecordRef} from './record-refs.js';
@@ -75,6 +76,8 @@ export interface RecordExport {
   filePath?: string;
   fileName?: string;
   sizeBytes?: number;
+  /** What the file holds, when the export had it in memory (the direct read): not read back from the file. */
+  bundle?: RecordBundle;
   /** The refs the file holds (with `filePath`), in the order asked. */
   refs?: string[];
   exportMs: number;
@@ -139,7 +142,8 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
       directLimit.dispose();
       if (direct.done) {
         warnings.splice(0, warnings.length, ...direct.warnings);
-        return done({filePath, fileName, sizeBytes: direct.sizeBytes, refs: direct.refs, entries: direct.entries});
+        const {sizeBytes, refs: found, entries: built, bundle} = direct;
+        return done({filePath, fileName, sizeBytes, refs: found, entries: built, bundle});
       }
       if (direct.noRecord) return done({skipped: noHistory(opts.builder), entries});
       // It quotes BuildKit's answer: untrusted.
@@ -181,7 +185,14 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
 }
 
 type DirectResult =
-  | {done: true; sizeBytes: number; refs: string[]; entries: BuildRecordEntry[]; warnings: string[]}
+  | {
+      done: true;
+      sizeBytes: number;
+      refs: string[];
+      entries: BuildRecordEntry[];
+      warnings: string[];
+      bundle: RecordBundle;
+    }
   | {done: false; why: string; noRecord?: boolean};
 
 /**
@@ -198,6 +209,8 @@ async function exportDirect(
     settle: () => Promise<void>;
   }
 ): Promise<DirectResult> {
+  // Loaded when a step exports (its tar and protobuf code is no part of the step's start).
+  const {exportRecordsGrpc, NoRecordError} = await import('./grpc-record-export.js');
   try {
     const res = await (opts.direct ?? exportRecordsGrpc)({
       builder: opts.builder,
@@ -216,6 +229,7 @@ async function exportDirect(
     return {
       done: true,
       sizeBytes: data.length,
+      bundle: res.bundle,
       refs: found.map(r => r.ref),
       entries: found.map(r => ({ref: r.ref, node: nodesOf(r.ref)})),
       warnings: res.missing.map(

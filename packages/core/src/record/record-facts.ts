@@ -1,5 +1,5 @@
 import type {BuildRecordEntry} from '../report/run-record.js';
-import {readRecordBundle, recordConfig, recordRef} from './record-bundle.js';
+import {recordConfig, recordRef, type RecordBundle} from './record-bundle.js';
 import {buildName, type RecordLocalState} from './record-name.js';
 
 /** gRPC's code for a cancelled call (BuildKit's record of a cancelled build). */
@@ -10,13 +10,9 @@ const GRPC_CANCELED = 1;
  * history inspect` would have said (name, status, duration, steps, error), from the history records the file
  * holds, so that no inspect holds the builder. One entry per ref, in the order of `nodes` (each ref asked, with
  * the buildx nodes that built it); a ref several nodes recorded (buildx >= 0.33) is told by its first record,
- * as `history inspect` shows one. Throws when the file is not a record file.
+ * as `history inspect` shows one. `bundle` is the file as readRecordBundle read it.
  */
-export async function recordFacts(
-  path: string,
-  nodes: ReadonlyMap<string, string | undefined>
-): Promise<BuildRecordEntry[]> {
-  const bundle = await readRecordBundle(path);
+export function recordFacts(bundle: RecordBundle, nodes: ReadonlyMap<string, string | undefined>): BuildRecordEntry[] {
   const byRef = new Map<string, BuildRecordEntry>();
   for (const d of bundle.records) {
     const ref = recordRef(d);

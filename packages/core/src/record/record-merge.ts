@@ -56,8 +56,11 @@ export async function writeRecordBundle(bundles: RecordBundle[]): Promise<Buffer
 }
 
 export interface MergeRecordFilesOpts {
-  /** The `.dockerbuild` files, in the step's order (each labelled for the warnings, e.g. by its builder). */
-  files: {path: string; label: string}[];
+  /**
+   * The `.dockerbuild` files, in the step's order (each labelled for the warnings, e.g. by its builder), with
+   * what was read of each already (it is not read again).
+   */
+  files: {path: string; label: string; bundle?: RecordBundle}[];
   /** The file to write. */
   output: string;
 }
@@ -82,7 +85,7 @@ export async function mergeRecordFiles(opts: MergeRecordFilesOpts): Promise<Merg
   const warnings: string[] = [];
   for (const f of opts.files) {
     try {
-      bundles.push(await readRecordBundle(f.path));
+      bundles.push(f.bundle ?? (await readRecordBundle(f.path)));
       merged.push(f.path);
     } catch (e) {
       warnings.push(

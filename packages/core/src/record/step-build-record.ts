@@ -82,8 +82,11 @@ export class StepBuildRecord {
     this.#skipped = recordSkipReason(opts);
     this.#plan = exportPlan(opts.buildxVersion);
     this.#switches = this.#skipped === undefined ? readRecordSwitches(opts.env, opts.logger) : {upload: false};
-    // The upload's client loads while the step waits for its builders, not after the teardown.
+    // The upload's client loads while the step waits for its builders, not after the teardown; so does the
+    // direct export's code (record-export.ts imports it when it exports).
     if (this.#switches.upload && opts.upload === undefined) preloadArtifactClient(opts.env);
+    if (this.#skipped === undefined && opts.direct === undefined)
+      void import('./grpc-record-export.js').catch(() => undefined);
   }
 
   /** Why there is no record (docker's words), or undefined. */
@@ -225,7 +228,7 @@ export class StepBuildRecord {
     const filePath = join(dir, fileName);
     try {
       const merged = await mergeRecordFiles({
-        files: files.map(f => ({path: f.filePath, label: `builder "${f.builder}"`})),
+        files: files.map(f => ({path: f.filePath, label: `builder "${f.builder}"`, bundle: f.bundle})),
         output: filePath
       });
       for (const w of merged.warnings) logger.warning(`Build record: ${w}`);
@@ -259,8 +262,13 @@ async function factsOf(
 ): Promise<{entries: BuildRecordEntry[]; warning?: undefined} | {entries?: undefined; warning: string}> {
   const nodes = new Map(e.entries.map(x => [x.ref, x.node]));
   try {
-    const {recordFacts} = await import('./record-facts.js');
-    return {entries: await recordFacts(e.filePath!, nodes)};
+    const [{recordFacts}, {readRecordBundle}] = await Promise.all([
+      import('./record-facts.js'),
+      import('./record-bundle.js')
+    ]);
+    // Read once: the merge of several builder sets' files takes the same bundle.
+    e.bundle ??= await readRecordBundle(e.filePath!);
+    return {entries: recordFacts(e.bundle, nodes)};
   } catch (err) {
     return {
       warning: `the builds' facts could not be read from ${e.fileName ?? 'the record file'}: ${errorMessage(err)}`

@@ -9,6 +9,7 @@ import {BUILDKIT_APIS, type BuildkitApi} from './buildkit-backend.js';
 import {DEFAULT_BUILDKIT_VERSION} from './buildkit-control.js';
 import {type EmulatorConfigFile, loadEmulatorConfig} from './config-file.js';
 import {Emulator, type EmulatorOpts} from './emulator.js';
+import {exitAfterOutput} from './exit-after-output.js';
 import type {LedgerEntry} from './ledger.js';
 import type {Architecture} from './pricing.js';
 
@@ -354,11 +355,8 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  runCli(process.argv.slice(2)).then(
-    code => process.exit(code),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    }
-  );
+  runCli(process.argv.slice(2)).then(exitAfterOutput, (e: unknown) => {
+    console.error(e);
+    exitAfterOutput(1);
+  });
 }

@@ -4,6 +4,7 @@
 import {dirname, resolve} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {runDemo} from './demo/demo-run.js';
+import {exitAfterOutput} from './exit-after-output.js';
 
 const USAGE = 'usage: npm run demo -- [--fake-docker] [--debug]';
 
@@ -19,15 +20,6 @@ async function main(argv: string[]): Promise<number> {
     debug: argv.includes('--debug')
   });
   return result.ok ? 0 : 1;
-}
-
-/**
- * Exits once everything printed has reached stdout and stderr: process.exit() drops what a pipe has not taken
- * yet (a loaded machine cut the demo's output mid-summary), and an empty write's callback runs after the ones
- * before it.
- */
-function exitAfterOutput(code: number): void {
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
 main(process.argv.slice(2)).then(exitAfterOutput, (e: unknown) => {

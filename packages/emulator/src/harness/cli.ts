@@ -17,6 +17,7 @@
  * Nothing secret is printed: the `api-key` input, every `secrets.*` and every `::add-mask::` value (and each
  * line of it) is shown as `***` in every encoding LogMasker knows; `::add-mask::` lines are not shown.
  */
+import {exitAfterOutput} from '../exit-after-output.js';
 import {runHarnessCli} from './harness-cli.js';
 
-runHarnessCli({argv: process.argv.slice(2)}).then(code => process.exit(code));
+runHarnessCli({argv: process.argv.slice(2)}).then(exitAfterOutput);

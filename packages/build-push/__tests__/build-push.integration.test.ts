@@ -51,7 +51,13 @@ function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
     post: POST,
     workDir: work,
     inputs: {'api-url': emu.url, 'api-key': API_KEY, context: '.', ...inputs},
-    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    env: {
+      PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`,
+      FAKE_DOCKER_DIR: join(work, 'docker'),
+      DOCKER_CONFIG: join(work, 'docker-config'),
+      ...env
+    }
   };
 }
 

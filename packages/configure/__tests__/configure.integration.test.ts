@@ -42,7 +42,13 @@ function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
     post: POST,
     workDir: work,
     inputs: {'api-url': emu.url, 'api-key': API_KEY, ...inputs},
-    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    env: {
+      PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`,
+      FAKE_DOCKER_DIR: join(work, 'docker'),
+      DOCKER_CONFIG: join(work, 'docker-config'),
+      ...env
+    }
   };
 }
 
@@ -227,8 +233,7 @@ describe('configure against a service whose builder ids are numbers', () => {
   afterAll(async () => numeric?.close());
 
   test('ids that buildx refuses as node names (a leading digit) become valid nodes, in buildx’s own records', async () => {
-    const base = job({'profile-name': 'trio', 'api-url': numeric.url}, {FAKE_DOCKER_BUILDX_STORE: '1'});
-    const j = {...base, env: {...base.env, DOCKER_CONFIG: join(base.workDir, 'docker-config')}};
+    const j = job({'profile-name': 'trio', 'api-url': numeric.url});
     const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
     expect(main.exitCode).toBe(0);
     const ids = main.outputs['builder-ids'].split(',');

@@ -98,7 +98,13 @@ function job(inputs: Record<string, string>, env: Record<string, string> = {}, b
     post: POST,
     workDir: work,
     inputs: {'api-url': emu.url, 'api-key': API_KEY, source: '.', ...inputs},
-    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    env: {
+      PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`,
+      FAKE_DOCKER_DIR: join(work, 'docker'),
+      DOCKER_CONFIG: join(work, 'docker-config'),
+      ...env
+    }
   };
 }
 
@@ -232,8 +238,15 @@ describe('bake action (bundled) against the emulator', () => {
     expect(main.exitCode).toBe(0);
     const {builderIds, builderName} = stateOf(main);
     expect(builderIds).toHaveLength(2);
+    // One create (a placeholder node, before any builder was ready); both nodes in buildx's record, one per
+    // builder with its platform.
     const creates = calls().filter(c => c.argv[1] === 'create');
-    expect(creates.map(c => c.argv[c.argv.indexOf('--platform') + 1]).sort()).toEqual(['linux/amd64', 'linux/arm64']);
+    expect(creates.map(c => c.argv.at(-1))).toEqual(['tcp://127.0.0.1:1']);
+    for (const arch of ['amd64', 'arm64']) {
+      expect(main.stdout).toMatch(
+        new RegExp(`^Node \\S+: BuildKit \\S+ at tcp://127\\.0\\.0\\.1:\\d+, linux/${arch}$`, 'm')
+      );
+    }
     const print = calls().find(isPrint) as Call;
     expect(print.argv).toEqual(['buildx', 'bake', '--set', '*.output=type=image,push=false', '--print', 'all']);
     const bake = calls().find(isBake) as Call;

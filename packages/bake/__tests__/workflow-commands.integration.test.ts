@@ -76,6 +76,8 @@ test('##[cmd] inside a line (in the metadata and the bake definition) and ::cmd:
   const env: Record<string, string> = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH']}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    DOCKER_CONFIG: join(work, 'docker-config'),
     FAKE_DOCKER_BUILD_PRINT: print
   };
   writeFileSync(

@@ -51,7 +51,13 @@ function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
     post: POST,
     workDir: work,
     inputs: {'api-url': emu.url, 'api-key': API_KEY, context: '.', ...inputs},
-    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    env: {
+      PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`,
+      FAKE_DOCKER_DIR: join(work, 'docker'),
+      DOCKER_CONFIG: join(work, 'docker-config'),
+      ...env
+    }
   };
 }
 
@@ -112,12 +118,12 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(builderIds).toHaveLength(1);
     const calls = dockerCalls();
     expect(calls[0]).toEqual(['buildx', 'version']);
-    const create = calls.find(c => c[1] === 'create') ?? [];
-    expect(create).not.toContain('--use');
-    expect(create.slice(create.indexOf('--platform'), create.indexOf('--platform') + 2)).toEqual([
-      '--platform',
-      'linux/amd64'
-    ]);
+    // One create, right after the assignment, with a placeholder node; the ready builder's node took its place
+    // in buildx's record, with its platform.
+    const creates = calls.filter(c => c[1] === 'create');
+    expect(creates.map(c => [c.includes('--use'), c.at(-1)])).toEqual([[false, 'tcp://127.0.0.1:1']]);
+    expect(main.stdout).toMatch(/Set node \S+ of buildx builder "\S+" to tcp:\/\/127\.0\.0\.1:\d{2,}/);
+    expect(main.stdout).toMatch(/Node \S+: BuildKit v0\.13\.2 at tcp:\/\/127\.0\.0\.1:\d+, linux\/amd64$/m);
     const build = buildCalls();
     expect(build).toHaveLength(1);
     const argv = build[0] as string[];
@@ -187,9 +193,15 @@ describe('build-push action (bundled) against the emulator', () => {
     expect(builderIds).toHaveLength(2);
     // The client keys went with their builders, torn down as the build ended: the emulator says what it issued.
     expect(readdirSync(certDir)).toEqual([]);
+    // One create (a placeholder node, before any builder was ready); both nodes in buildx's record, one per
+    // builder with its platform.
     const creates = dockerCalls().filter(c => c[1] === 'create');
-    expect(creates.map(c => c[c.indexOf('--platform') + 1]).sort()).toEqual(['linux/amd64', 'linux/arm64']);
-    expect(creates[1]).toContain('--append');
+    expect(creates.map(c => c.at(-1))).toEqual(['tcp://127.0.0.1:1']);
+    for (const arch of ['amd64', 'arm64']) {
+      expect(main.stdout).toMatch(
+        new RegExp(`^Node \\S+: BuildKit \\S+ at tcp://127\\.0\\.0\\.1:\\d+, linux/${arch}$`, 'm')
+      );
+    }
     const argv = buildCalls()[0] as string[];
     expect(argv.slice(argv.indexOf('--platform'), argv.indexOf('--platform') + 2)).toEqual([
       '--platform',

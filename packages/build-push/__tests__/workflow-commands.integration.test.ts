@@ -77,6 +77,8 @@ test('::cmd:: at a line start in buildx output and ##[cmd] inside a line (a RUN 
   const env: Record<string, string> = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH']}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    DOCKER_CONFIG: join(work, 'docker-config'),
     FAKE_DOCKER_BUILD_PRINT: print
   };
   // The runner reads `##[name k=v;]data` anywhere in a line; `;` and `]` in data are %3B and %5D.

@@ -105,15 +105,20 @@ describe('end to end: the recording fake docker, real commands', () => {
 
     // The one place that pins the sequence of docker calls of `builder up`.
     const calls = dockerCalls(b);
-    // Its BuildKit told its version (Control/Info): no `buildx inspect --bootstrap`.
+    // The buildx builder made while the builder booted, with a placeholder node that the builder's node
+    // replaced in buildx's record; its BuildKit told its version (Control/Info): no `buildx inspect --bootstrap`.
     expect(calls.map(c => c.slice(0, 2).join(' '))).toEqual(['buildx version', 'buildx create']);
     expect(calls[1]).toContain('--use');
+    expect(calls[1]?.at(-1)).toBe('tcp://127.0.0.1:1');
     expect(Object.keys(dockerBuilders(b))).toEqual([name]);
+    expect(dockerBuilders(b)[name]?.nodes.map(n => [n.node, n.endpoint])).toEqual([
+      [ids[0]!.toLowerCase(), expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d{2,}$/)]
+    ]);
 
     // docker buildx ls (the recording fake docker) shows the builder the CLI made, as the buildx version it
     // reports prints it: a flat table before 0.13, nodes under builders since; JSON.
     const id = ids[0]!;
-    const endpoint = (dockerBuilders(b)[name] as {nodes: {endpoint: string}[]}).nodes[0]?.endpoint as string;
+    const endpoint = dockerBuilders(b)[name]?.nodes[0]?.endpoint as string;
     const pad = (text: string, width: number) => text.padEnd(width);
     // docker's table formatter: columns at least 10 wide, 3 spaces apart; the current builder marked "*".
     const w = [
@@ -259,10 +264,18 @@ describe('builder up and down', () => {
       expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/),
       expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/)
     ]);
+    // One create, of the builder with a placeholder node while the builders boot; each node then written
+    // into its record (the first in the placeholder's place), no --use anywhere.
     const creates = docker.calls.filter(c => c[1] === 'create');
-    expect(creates).toHaveLength(2);
-    expect(creates.flat()).not.toContain('--use');
-    expect(creates[1]).toContain('--append');
+    expect(creates.map(c => [c.includes('--append'), c.includes('--use'), c.at(-1)])).toEqual([
+      [false, false, 'tcp://127.0.0.1:1']
+    ]);
+    expect(
+      docker.builders
+        .get('my.builder')
+        ?.nodes.map(n => n.endpoint)
+        .sort()
+    ).toEqual(info.nodes.map((n: {endpoint: string}) => n.endpoint).sort());
 
     const down = await rb(['builder', 'down', '--name', 'my.builder', '--json'], b.env);
     expect(down.code).toBe(0);

@@ -8,6 +8,7 @@ import {fileURLToPath} from 'node:url';
 import type {Emulator} from '@remote-builder-actions/emulator';
 import {runCli} from '../src/cli.js';
 import type {CliDeps} from '../src/context.js';
+import {buildxConfigDir, buildxRecords, fakeBuilder} from '../../emulator/fake-docker/buildx-store.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const FAKE_DOCKER_BIN = join(ROOT, 'packages/emulator/fake-docker');
@@ -50,6 +51,8 @@ export function sandbox(emu: Emulator, key: string, extraEnv: NodeJS.ProcessEnv 
   const env: NodeJS.ProcessEnv = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH ?? ''}`,
     HOME: dir,
+    // Where docker looks with HOME=dir, said outright: core finds buildx's records by it (not by HOME).
+    DOCKER_CONFIG: join(dir, '.docker'),
     XDG_STATE_HOME: join(dir, 'state'),
     FAKE_DOCKER_DIR: join(dir, 'docker'),
     REMOTE_BUILDER_API_URL: emu.url,
@@ -105,8 +108,8 @@ export function dockerCalls(box: Sandbox): string[][] {
     .map(l => (JSON.parse(l) as {argv: string[]}).argv);
 }
 
-/** The buildx builders the fake docker knows. */
-export function dockerBuilders(box: Sandbox): Record<string, unknown> {
-  const file = join(box.dockerDir, 'builders.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+/** The buildx builders the fake docker knows: buildx's records in the sandbox's DOCKER_CONFIG, by name. */
+export function dockerBuilders(box: Sandbox): Record<string, ReturnType<typeof fakeBuilder>> {
+  const records = buildxRecords(buildxConfigDir({DOCKER_CONFIG: box.env['DOCKER_CONFIG']})).list();
+  return Object.fromEntries(records.map(r => [r.Name, fakeBuilder(r)]));
 }

@@ -42,7 +42,13 @@ function job(inputs: Record<string, string>, env: Record<string, string> = {}) {
     post: POST,
     workDir: work,
     inputs: {'api-url': emu.url, 'api-key': API_KEY, ...inputs},
-    env: {PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`, FAKE_DOCKER_DIR: join(work, 'docker'), ...env}
+    // The fake docker keeps its builders in buildx's records under DOCKER_CONFIG, as buildx does: the job's own.
+    env: {
+      PATH: `${FAKE_DOCKER_BIN}:${process.env.PATH}`,
+      FAKE_DOCKER_DIR: join(work, 'docker'),
+      DOCKER_CONFIG: join(work, 'docker-config'),
+      ...env
+    }
   };
 }
 
@@ -109,6 +115,18 @@ describe('configure action (bundled) against the emulator', () => {
     expect(statSync(dirname(dirname(node.key))).mode & 0o777).toBe(0o700);
     expect(readFileSync(node.key, 'utf8')).toMatch(/-----BEGIN PRIVATE KEY-----/);
     expect(main.masks).toContain(API_KEY);
+    // The builder's node in buildx's record (written there in the place of the placeholder, see below).
+    const record = JSON.parse(
+      readFileSync(join(work, 'docker-config', 'buildx', 'instances', main.outputs['name']), 'utf8')
+    ) as {Nodes: {Name: string; Endpoint: string; Platforms: unknown; DriverOpts: Record<string, string>}[]};
+    expect(record.Nodes).toEqual([
+      expect.objectContaining({
+        Name: node.name,
+        Endpoint: node.endpoint,
+        Platforms: [{architecture: 'amd64', os: 'linux'}],
+        DriverOpts: {cacert: node.cacert, cert: node.cert, key: node.key}
+      })
+    ]);
     const post = await runStep({script: POST, inputs: j.inputs, env: j.env, workDir: j.workDir, state: main.state});
     const ids = main.outputs['builder-ids'].split(',');
     expect(ids).toHaveLength(1);
@@ -128,6 +146,8 @@ describe('configure action (bundled) against the emulator', () => {
     const calls = dockerCalls();
     const name = main.outputs['name'];
     expect(calls[0]).toEqual(['buildx', 'version']);
+    // The buildx builder is made right after the assignment, its node a placeholder that the ready builder's
+    // node replaced in buildx's record: no buildx process after the builder was ready.
     expect(calls[1]).toEqual([
       'buildx',
       'create',
@@ -139,10 +159,8 @@ describe('configure action (bundled) against the emulator', () => {
       'remote',
       '--driver-opt',
       `cacert=${nodes[0].cacert},cert=${nodes[0].cert},key=${nodes[0].key}`,
-      '--platform',
-      'linux/amd64',
       '--use',
-      nodes[0].endpoint
+      'tcp://127.0.0.1:1'
     ]);
     // The builder's BuildKit told its version (Control/Info): buildx does not boot it.
     expect(calls.filter(c => c[1] === 'inspect')).toEqual([]);
@@ -169,17 +187,22 @@ describe('configure action (bundled) against the emulator', () => {
     expect(emu.ledger().find(e => e.builderId === ids[0])?.reason).toBe('teardown');
   });
 
-  test('three builders on a multi-arch profile become one buildx builder with appended nodes', async () => {
+  test('three builders on a multi-arch profile become one buildx builder: one create, the nodes in its record', async () => {
     const {main, post} = await runJob(job({'profile-name': 'trio', use: 'false'}));
     expect(main.exitCode).toBe(0);
     const ids = main.outputs['builder-ids'].split(',');
     expect(ids).toHaveLength(3);
     expect(main.outputs['platforms']).toBe('linux/amd64,linux/arm64');
+    // The builder made with a placeholder node before any was ready; each node written into its record.
     const creates = dockerCalls().filter(c => c[1] === 'create');
-    expect(creates).toHaveLength(3);
-    expect(creates[0]).not.toContain('--append');
-    expect(creates[0]).not.toContain('--use');
-    expect(creates.slice(1).every(c => c[4] === '--append')).toBe(true);
+    expect(creates.map(c => [c.includes('--append'), c.includes('--use'), c.at(-1)])).toEqual([
+      [false, false, 'tcp://127.0.0.1:1']
+    ]);
+    const nodes = JSON.parse(main.outputs['nodes']) as Record<string, string>[];
+    for (const n of nodes) {
+      expect(main.stdout).toContain(`Node ${n.name}: BuildKit v0.13.2 at ${n.endpoint}, ${n.platforms}`);
+    }
+    expect(nodes.map(n => n.platforms).sort()).toEqual(['linux/amd64', 'linux/amd64', 'linux/arm64']);
     expect(post.exitCode).toBe(0);
     expect(assignedBuilders(ids)).toEqual([]);
   });
@@ -227,8 +250,7 @@ describe('configure against a service whose builder ids are numbers', () => {
   afterAll(async () => numeric?.close());
 
   test('ids that buildx refuses as node names (a leading digit) become valid nodes, in buildx’s own records', async () => {
-    const base = job({'profile-name': 'trio', 'api-url': numeric.url}, {FAKE_DOCKER_BUILDX_STORE: '1'});
-    const j = {...base, env: {...base.env, DOCKER_CONFIG: join(base.workDir, 'docker-config')}};
+    const j = job({'profile-name': 'trio', 'api-url': numeric.url});
     const main = await runStep({script: MAIN, inputs: j.inputs, env: j.env, workDir: j.workDir});
     expect(main.exitCode).toBe(0);
     const ids = main.outputs['builder-ids'].split(',');

@@ -198,7 +198,12 @@ const DOCKER: Scenario[] = oneEach<Scenario>([
       exit: 1,
       error: /Failed to create buildx builder "remote-builder-\w+" \(node bld_\w+\): ERROR: fake docker: create failed/,
       assigned: 1,
-      also: ({job}) => expect(job.dockerCalls.filter(c => c[1] === 'create')).toHaveLength(1)
+      // The early create (a placeholder node, right after the assignment) fails nothing; the ready builder's does.
+      also: ({job}) =>
+        expect(job.dockerCalls.filter(c => c[1] === 'create').map(c => c.at(-1))).toEqual([
+          'tcp://127.0.0.1:1',
+          expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d{2,}$/)
+        ])
     }
   },
   {

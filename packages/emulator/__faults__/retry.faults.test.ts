@@ -241,10 +241,16 @@ describe('safe retry and the lost-builder watchdog', () => {
 describe('the fake docker fails like buildx', () => {
   const script = join(FAKE_DOCKER_BIN, 'fake-docker.mjs');
   let dir = '';
+  /** The fake's environment: its builders (buildx's records) and build history in the test's folder. */
+  const base = (): Record<string, string> => ({
+    PATH: process.env['PATH'] ?? '',
+    FAKE_DOCKER_DIR: join(dir, 'docker'),
+    BUILDX_CONFIG: join(dir, 'buildx')
+  });
   const run = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [script, ...args], {
       cwd: dir,
-      env: {PATH: process.env['PATH'] ?? '', FAKE_DOCKER_DIR: join(dir, 'docker'), ...env},
+      env: {...base(), ...env},
       encoding: 'utf8'
     });
   const build = (builder: string, env: Record<string, string> = {}) =>
@@ -316,7 +322,7 @@ describe('the fake docker fails like buildx', () => {
   test('a hung build prints its first vertices and a started RUN step, then waits to be killed; the next one succeeds', async () => {
     const child = spawn(process.execPath, [script, 'buildx', 'build', '--builder', 'b', '.'], {
       cwd: dir,
-      env: {PATH: process.env['PATH'] ?? '', FAKE_DOCKER_DIR: join(dir, 'docker'), FAKE_DOCKER_BUILD_HANG_TIMES: '1'},
+      env: {...base(), FAKE_DOCKER_BUILD_HANG_TIMES: '1'},
       stdio: ['ignore', 'ignore', 'pipe']
     });
     let stderr = '';

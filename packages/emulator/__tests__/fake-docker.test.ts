@@ -32,7 +32,6 @@ function envAs(version: string, env: Record<string, string> = {}): Record<string
     FAKE_DOCKER_DIR: join(dir, 'docker'),
     BUILDX_CONFIG: join(dir, 'buildx'),
     FAKE_DOCKER_BUILDX_VERSION: version,
-    FAKE_DOCKER_BUILDX_STORE: '1',
     ...env
   };
 }
@@ -40,7 +39,7 @@ function envAs(version: string, env: Record<string, string> = {}): Record<string
 /** Builder rb with local (not dialled) nodes b1 and b2. */
 async function createTwoNodes(): Promise<void> {
   const exec = new NodeExec();
-  const env = {FAKE_DOCKER_DIR: join(dir, 'docker'), BUILDX_CONFIG: join(dir, 'buildx'), FAKE_DOCKER_BUILDX_STORE: '1'};
+  const env = {FAKE_DOCKER_DIR: join(dir, 'docker'), BUILDX_CONFIG: join(dir, 'buildx')};
   for (const args of [
     ['buildx', 'create', '--name', 'rb', '--node', 'b1', '--driver', 'docker-container'],
     ['buildx', 'create', '--name', 'rb', '--append', '--node', 'b2', '--driver', 'docker-container']
@@ -124,6 +123,7 @@ describe('build --load: the image id (docker/buildx#3136)', () => {
     const meta = join(dir, 'meta.json');
     const env = {
       FAKE_DOCKER_DIR: join(dir, 'docker'),
+      BUILDX_CONFIG: join(dir, 'buildx'),
       FAKE_DOCKER_BUILDX_VERSION: version,
       FAKE_DOCKER_IMAGE_STORE: store
     };
@@ -153,7 +153,7 @@ describe('build --load: the image id (docker/buildx#3136)', () => {
   });
 });
 
-describe("FAKE_DOCKER_BUILDX_STORE=1: the builder is buildx's record", () => {
+describe("the builder is buildx's record, where buildx keeps it", () => {
   const record = (): string => readFileSync(join(dir, 'buildx', 'instances', 'rb'), 'utf8');
   const opts = (n: string): string => `{"cacert":"/c/${n}/ca.pem","cert":"/c/${n}/cert.pem","key":"/c/${n}/key.pem"}`;
   const certs = (n: string) => ({cacert: `/c/${n}/ca.pem`, cert: `/c/${n}/cert.pem`, key: `/c/${n}/key.pem`});
@@ -243,20 +243,19 @@ describe("FAKE_DOCKER_BUILDX_STORE=1: the builder is buildx's record", () => {
     });
   });
 
-  test("without it, nothing is written in buildx's config dir: the builders are in builders.json", async () => {
-    const buildx = buildxAs('0.36.1', {FAKE_DOCKER_BUILDX_STORE: ''});
-    await buildx.createNode({name: 'rb', node: 'n1', endpoint: 'tcp://127.0.0.1:1001', certs: certs('n1')});
+  test("without BUILDX_CONFIG, in DOCKER_CONFIG's buildx folder; builders.json keeps only what buildx does not store", async () => {
+    const buildx = buildxAs('0.36.1', {BUILDX_CONFIG: '', DOCKER_CONFIG: join(dir, 'docker-config')});
+    await buildx.createNode({name: 'rb', node: 'n1', endpoint: 'tcp://127.0.0.1:1001', certs: certs('n1'), use: true});
     expect(existsSync(join(dir, 'buildx'))).toBe(false);
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'docker', 'builders.json'), 'utf8')) as object)).toEqual([
-      'rb'
-    ]);
+    expect(readdirSync(join(dir, 'docker-config', 'buildx', 'instances'))).toEqual(['rb']);
+    expect(JSON.parse(readFileSync(join(dir, 'docker', 'builders.json'), 'utf8'))).toEqual({rb: {use: true}});
   });
 });
 
 describe('buildx build reads the build context’s Dockerfile, as BuildKit does', () => {
   const build = (args: string[]) =>
     new NodeExec().run(DOCKER, ['buildx', 'build', ...args], {
-      env: {FAKE_DOCKER_DIR: join(dir, 'docker')},
+      env: {FAKE_DOCKER_DIR: join(dir, 'docker'), BUILDX_CONFIG: join(dir, 'buildx')},
       silent: true,
       cwd: dir
     });

@@ -1,4 +1,4 @@
-// buildx's own store, for the fake docker with FAKE_DOCKER_BUILDX_STORE=1: each builder is the record buildx
+// buildx's own store, where the fake docker keeps its builders: each builder is the record buildx
 // 0.13-0.36 keeps, `<config dir>/instances/<lower-cased name>`, the JSON of its store.NodeGroup
 // ({Name, Driver, Nodes: [{Name, Endpoint, Platforms: [{architecture, os, variant?}] | null, DriverOpts, Flags,
 // Files}], Dynamic}), written as buildx writes it (atomically, mode 0600, with activity/<name>), so a node

@@ -1,5 +1,5 @@
 // A recording stand-in for `docker buildx`, for tests, benchmarks and the demo on machines without Docker.
-// It keeps builders in $FAKE_DOCKER_DIR/builders.json and appends every call to $FAKE_DOCKER_DIR/calls.jsonl.
+// It keeps builders where buildx does (below) and appends every call to $FAKE_DOCKER_DIR/calls.jsonl.
 // `buildx inspect --bootstrap` is real where it matters: it opens a mutual-TLS connection to every node
 // with the node's --driver-opt cacert/cert/key files, as buildx's remote driver does.
 // Faults: FAKE_DOCKER_FAIL=create,append,bootstrap,rm,build,version (comma list) makes those exit 1;
@@ -18,12 +18,12 @@
 // (FAKE_DOCKER_NODE_BOOTING=<node,...>: nodes not running until booted, which boot fine), and fails when every
 // node it booted failed; >= 0.22 fails whenever one failed (docker/buildx#3062). FAKE_DOCKER_BROKEN_BUILDERS=
 // <name,...> builders buildx cannot load: `rm` fails; below 0.36 the builder stays, from 0.36 it is removed
-// anyway (docker/buildx#3934). FAKE_DOCKER_BUILDX_STORE=1 keeps the builders where buildx does, in its config
-// dir (BUILDX_CONFIG, else $DOCKER_CONFIG/buildx, else ~/.docker/buildx): instances/<name>, in buildx's format
-// (./buildx-store.mjs), is the builder for every command, so a node added by editing it is seen like one of
-// `create --append`; activity/<name> (create), removed with refs/<name>/ by a successful rm; only what buildx
-// does not store stays in $FAKE_DOCKER_DIR/builders.json: the builders `create` made and `rm` did not remove,
-// with their --use. Without it, the builders are in builders.json. `docker info`: the engine's image
+// anyway (docker/buildx#3934). The builders are where buildx keeps them, in its config dir (BUILDX_CONFIG,
+// else $DOCKER_CONFIG/buildx, else ~/.docker/buildx: give a test its own DOCKER_CONFIG): instances/<name>, in
+// buildx's format (./buildx-store.mjs), is the builder for every command, so a node added by editing it is
+// seen like one of `create --append`; activity/<name> (create), removed with refs/<name>/ by a successful rm;
+// only what buildx does not store stays in $FAKE_DOCKER_DIR/builders.json: the builders `create` made and `rm`
+// did not remove, with their --use. `docker info`: the engine's image
 // store with FAKE_DOCKER_IMAGE_STORE=containerd|classic (DriverStatus as Docker 26-29 print it); without it, no
 // engine is reachable (with --format, exit 0 and the error in ServerErrors, as the docker CLI does). A build
 // loaded (--load) into the containerd store by buildx >= 0.24 writes the manifest digest to --iidfile and no
@@ -65,14 +65,12 @@
 // of them (node:crypto, node:child_process, node:zlib and the helpers) cost every call ~45 ms of CPU.
 import {appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
+import {buildxConfigDir, buildxRecords, fakeBuilder} from './buildx-store.mjs';
 
 const sha256 = text => process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
 const args = process.argv.slice(2);
 const cmd = args[1];
 const isBuild = cmd === 'build' || (cmd === 'bake' && !args.includes('--print'));
-const storeMode = process.env.FAKE_DOCKER_BUILDX_STORE === '1';
-const {buildxConfigDir, buildxRecords, fakeBuilder, invalidName, NAME} =
-  storeMode || cmd === 'create' ? await import('./buildx-store.mjs') : {};
 const {endBuild, history, newRef, startBuild} = isBuild || cmd === 'history' ? await import('./build-history.mjs') : {};
 const {bakeFiles, parseBakeArgv, resolveBake} = cmd === 'bake' ? await import('./fake-bake.mjs') : {};
 const {addBakeChecks, addBuildChecks} = isBuild ? await import('./build-checks.mjs') : {};
@@ -120,18 +118,16 @@ const withLock = fn => {
   }
 };
 const store = b => writeFileSync(storePath, JSON.stringify(b, null, 2));
-// With FAKE_DOCKER_BUILDX_STORE=1 (see the header) the builders are buildx's records, and builders.json
-// keeps only {<name>: {use}} of each builder `create` made and `rm` did not remove, in creation order.
-const records = storeMode ? buildxRecords(buildxConfigDir()) : undefined;
+// The builders are buildx's records (see the header); builders.json keeps only {<name>: {use}} of each
+// builder `create` made and `rm` did not remove, in creation order.
+const records = buildxRecords(buildxConfigDir());
 /** The builder `name` ({nodes, use}), or undefined. */
 const builderOf = name => {
-  if (!records) return load()[name];
   const r = records.read(name);
   return r && {...fakeBuilder(r), use: load()[r.Name]?.use};
 };
 /** Every builder by name, in the order they were created (records made by hand last). */
 const allBuilders = () => {
-  if (!records) return load();
   const made = load();
   const order = r => Object.keys(made).indexOf(r.Name) >>> 0;
   const list = records.list().sort((a, b) => order(a) - order(b));
@@ -267,37 +263,12 @@ if (cmd === 'version') {
   if (!maybeFault(op)) {
     const name = flag('--name');
     // A remote node's endpoint is the last argument; a docker-container builder (the local fallback) has none.
-    const remote = flag('--driver') === 'remote';
-    const node = flag('--node') || `${flag('--name')}0`;
-    const endpoint = remote ? args[args.length - 1] : 'unix:///var/run/docker.sock';
-    const opts = Object.fromEntries((flag('--driver-opt') || '').split(',').map(kv => kv.split('=')));
-    const inStore = () => {
-      const spec = {name, append, endpoint, node: flag('--node'), driver: flag('--driver')};
-      const error = records.create({...spec, platforms: flags('--platform'), driverOpts: flags('--driver-opt')});
-      if (!error && !append) store({...load(), [name]: {use: args.includes('--use')}});
-      return error;
-    };
+    const endpoint = flag('--driver') === 'remote' ? args[args.length - 1] : 'unix:///var/run/docker.sock';
+    const spec = {name, append, endpoint, node: flag('--node'), driver: flag('--driver')};
     const error = withLock(() => {
-      if (records) return inStore();
-      // store.ValidateName, as buildx checks every builder and node name (and keeps it lower-cased).
-      for (const n of [name, node]) if (!NAME.test(n)) return invalidName(n);
-      const builders = load();
-      if (append && !builders[name]) return `no builder "${name}" found`;
-      if (!append && builders[name]) {
-        return `existing instance for "${name}" but no append mode, specify the node name to make changes for existing instances`;
-      }
-      const entry = {
-        node: node.toLowerCase(),
-        endpoint,
-        platforms: flag('--platform') || '',
-        driver: flag('--driver'),
-        ...opts
-      };
-      builders[name] = append
-        ? {...builders[name], nodes: [...builders[name].nodes, entry]}
-        : {nodes: [entry], use: args.includes('--use')};
-      store(builders);
-      return undefined;
+      const failed = records.create({...spec, platforms: flags('--platform'), driverOpts: flags('--driver-opt')});
+      if (!failed && !append) store({...load(), [name]: {use: args.includes('--use')}});
+      return failed;
     });
     if (error) die(error);
     console.log(name);
@@ -319,7 +290,7 @@ if (cmd === 'version') {
       if (!builderOf(name)) return `no builder "${name}" found`;
       // A builder buildx cannot load: kept below 0.36, removed anyway from 0.36 (docker/buildx#3934).
       if (broken && !buildxSince(36)) return 'broken';
-      records?.remove(name);
+      records.remove(name);
       const builders = load();
       delete builders[name];
       store(builders);

@@ -1,5 +1,5 @@
 import {afterEach, beforeEach, describe, expect, test} from '@jest/globals';
-import {existsSync} from 'node:fs';
+import {existsSync, readFileSync} from 'node:fs';
 import {mkdtemp, readFile, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -25,6 +25,7 @@ import {
 } from '../fakes/fake-builder-api.js';
 import {FakeClock} from '../fakes/fake-clock.js';
 import {ManualClock} from '../fakes/manual-clock.js';
+import {keepingBuildxStore} from '../fakes/buildx-store-exec.js';
 import {FakeExec, subcommand, type ExecHandler} from '../fakes/fake-exec.js';
 import {FakeProbe} from '../fakes/fake-probe.js';
 import {TEST_PEMS} from '../fakes/pems.js';
@@ -43,7 +44,11 @@ afterEach(async () => {
   await rm(root, {recursive: true, force: true});
 });
 
-function harness(over: Partial<BuilderLifecycleOpts> = {}) {
+/**
+ * A lifecycle on fakes. Its buildx keeps its store in the test's folder as buildx does (the calls a handler
+ * lets succeed change buildx's records), unless `buildxStore` is false: then no record is ever there to write.
+ */
+function harness(over: Partial<BuilderLifecycleOpts> = {}, {buildxStore = true} = {}) {
   const events: string[] = [];
   const api = new FakeBuilderApi(events);
   const store = new RecordingStateStore(events);
@@ -51,14 +56,14 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
   const logger = new RecordingLogger();
   const probe = new FakeProbe();
   const exec = new FakeExec();
+  const buildxConfig = join(root, 'buildx');
   const handle = (h: ExecHandler): void => {
-    exec.handler = h;
+    exec.handler = buildxStore ? keepingBuildxStore(buildxConfig, h) : h;
   };
-  const recordDocker: ExecHandler = c => {
+  handle(c => {
     events.push(`docker:${subcommand(c.args)}`);
     return {};
-  };
-  exec.handler = recordDocker;
+  });
   const lifecycle = new BuilderLifecycle({
     api,
     apiUrl: API_URL,
@@ -67,7 +72,7 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
     clock,
     probe: probe.probe,
     // buildx's files in the test's folder: a failed rm deletes what it left there, never in ~/.docker.
-    buildx: new Buildx({exec, logger, env: {BUILDX_CONFIG: join(root, 'buildx')}}),
+    buildx: new Buildx({exec, logger, env: {BUILDX_CONFIG: buildxConfig}}),
     certRoot: root,
     builderName: 'rb',
     schedule,
@@ -81,6 +86,24 @@ function harness(over: Partial<BuilderLifecycleOpts> = {}) {
   return {events, api, store, clock, logger, probe, exec, handle, lifecycle, provision, state};
 }
 
+/** [name, endpoint, platforms, key] of each node in buildx's record of builder rb. */
+function storedNodes(): [string, string, string[], string][] {
+  const record = JSON.parse(readFileSync(join(root, 'buildx', 'instances', 'rb'), 'utf8')) as {
+    Nodes: {
+      Name: string;
+      Endpoint: string;
+      Platforms: {os: string; architecture: string}[] | null;
+      DriverOpts: {key: string};
+    }[];
+  };
+  return record.Nodes.map(n => [
+    n.Name,
+    n.Endpoint,
+    (n.Platforms ?? []).map(p => `${p.os}/${p.architecture}`),
+    n.DriverOpts.key
+  ]);
+}
+
 const certsOf = (certDir: string, id: string) => ({
   cacert: join(certDir, id, 'ca.pem'),
   cert: join(certDir, id, 'cert.pem'),
@@ -90,7 +113,7 @@ const driverOpt = (certDir: string, id: string) =>
   `cacert=${join(certDir, id, 'ca.pem')},cert=${join(certDir, id, 'cert.pem')},key=${join(certDir, id, 'key.pem')}`;
 
 describe('BuilderLifecycle.provision: success', () => {
-  test('one builder: assign → ready → certs on disk → buildx create → bootstrap', async () => {
+  test('one builder: assign → buildx create (placeholder node) → ready → certs on disk → its node in the record → bootstrap', async () => {
     const h = harness();
     h.api
       .onAssign('amd', assigned('b1'))
@@ -117,6 +140,8 @@ describe('BuilderLifecycle.provision: success', () => {
       buildxCreated: true,
       ready: [expect.objectContaining({id: 'b1', arch: 'amd64'})]
     });
+    // The builder is created right after the assignment, its one node a placeholder (no platform); the ready
+    // builder's node takes its place in buildx's record, without a process.
     expect(h.exec.argvs).toEqual([
       [
         'buildx',
@@ -129,14 +154,13 @@ describe('BuilderLifecycle.provision: success', () => {
         'remote',
         '--driver-opt',
         driverOpt(certDir, 'b1'),
-        '--platform',
-        'linux/amd64',
         '--use',
-        'tcp://10.0.0.1:1234'
+        'tcp://127.0.0.1:1'
       ],
       ['buildx', 'inspect', '--bootstrap', '--builder', 'rb']
     ]);
-    expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([9900, 9900]);
+    expect(h.exec.calls.map(c => c.opts.timeoutMs)).toEqual([10_000, 9900]);
+    expect(storedNodes()).toEqual([['b1', 'tcp://10.0.0.1:1234', ['linux/amd64'], join(certDir, 'b1', 'key.pem')]]);
     expect(await readFile(join(certDir, 'b1', 'key.pem'), 'utf8')).toBe(TEST_PEMS.key);
     expect(await readFile(join(certDir, 'b1', 'ca.pem'), 'utf8')).toBe(TEST_PEMS.ca);
     expect(await readFile(join(certDir, 'b1', 'cert.pem'), 'utf8')).toBe(TEST_PEMS.cert);
@@ -154,7 +178,7 @@ describe('BuilderLifecycle.provision: success', () => {
     expect(h.api.teardownCalls).toEqual([]);
   });
 
-  test('three builders: create by the first ready, then --append per further builder, then one bootstrap; platforms are the union', async () => {
+  test('three builders: the first ready takes the placeholder node, the others join its record; one bootstrap; platforms are the union', async () => {
     const h = harness();
     h.api
       .onAssign('amd', assigned('b1', 'b2', 'b3'))
@@ -170,11 +194,69 @@ describe('BuilderLifecycle.provision: success', () => {
       ['b2', 'tcp://10.0.0.2:1234', ['linux/arm64']],
       ['b3', 'tcp://10.0.0.3:2376', ['linux/amd64']]
     ]);
-    // The first builder ready creates the buildx builder; the others append once it exists (in any order:
-    // they run together); one bootstrap after all.
+    // One create, of the placeholder, before any builder is ready; one bootstrap after all; no process between.
+    expect(h.exec.argvs).toEqual([
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--node',
+        'b1',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b1'),
+        '--use',
+        'tcp://127.0.0.1:1'
+      ],
+      ['buildx', 'inspect', '--bootstrap', '--builder', 'rb']
+    ]);
+    // In the order they were ready (b1 and b3 at the first poll, b2 at the second); buildx drops b3's
+    // platform from b1, which has it too (validateDuplicates).
+    expect(storedNodes()).toEqual([
+      ['b1', 'tcp://10.0.0.1:1234', [], join(certDir, 'b1', 'key.pem')],
+      ['b3', 'tcp://10.0.0.3:2376', ['linux/amd64'], join(certDir, 'b3', 'key.pem')],
+      ['b2', 'tcp://10.0.0.2:1234', ['linux/arm64'], join(certDir, 'b2', 'key.pem')]
+    ]);
+    for (const id of ['b1', 'b2', 'b3']) {
+      for (const file of ['ca.pem', 'cert.pem', 'key.pem'])
+        expect((await stat(join(certDir, id, file))).mode & 0o777).toBe(0o600);
+    }
+    expect(h.state().builderIds).toEqual(['b1', 'b2', 'b3']);
+    expect(h.logger.messages('info')).toContain('Assigned 3 builders: b1, b2, b3');
+  });
+
+  test('three builders and no record of buildx to write: the placeholder builder is made anew by the first ready, the others --append', async () => {
+    const h = harness({}, {buildxStore: false});
+    h.api
+      .onAssign('amd', assigned('b1', 'b2', 'b3'))
+      .onDetails('b1', readyDetails('10.0.0.1:1234', {arch: 'amd64'}))
+      .onDetails('b2', pendingDetails(), readyDetails('10.0.0.2:1234', {arch: 'arm64'}))
+      .onDetails('b3', readyDetails('10.0.0.3', {arch: 'amd64'}));
+    const res = await h.provision();
+    const certDir = res.certDir;
+    expect(res.platforms).toEqual(['linux/amd64', 'linux/arm64']);
+    // The placeholder's builder removed and created by the first builder ready; the others append once it
+    // exists (in any order: they run together); one bootstrap after all.
     const argvs = h.exec.argvs;
-    const appends = argvs.slice(1, 3).sort((a, b) => (a[6] ?? '').localeCompare(b[6] ?? ''));
-    expect([argvs[0], ...appends, ...argvs.slice(3)]).toEqual([
+    const appends = argvs.slice(3, 5).sort((a, b) => (a[6] ?? '').localeCompare(b[6] ?? ''));
+    expect([...argvs.slice(0, 3), ...appends, ...argvs.slice(5)]).toEqual([
+      [
+        'buildx',
+        'create',
+        '--name',
+        'rb',
+        '--node',
+        'b1',
+        '--driver',
+        'remote',
+        '--driver-opt',
+        driverOpt(certDir, 'b1'),
+        '--use',
+        'tcp://127.0.0.1:1'
+      ],
+      ['buildx', 'rm', 'rb'],
       [
         'buildx',
         'create',
@@ -225,24 +307,33 @@ describe('BuilderLifecycle.provision: success', () => {
       ],
       ['buildx', 'inspect', '--bootstrap', '--builder', 'rb']
     ]);
-    for (const id of ['b1', 'b2', 'b3']) {
-      for (const file of ['ca.pem', 'cert.pem', 'key.pem'])
-        expect((await stat(join(certDir, id, file))).mode & 0o777).toBe(0o600);
-    }
-    expect(h.state().builderIds).toEqual(['b1', 'b2', 'b3']);
-    expect(h.logger.messages('info')).toContain('Assigned 3 builders: b1, b2, b3');
+    expect(h.state().buildxCreated).toBe(true);
   });
 
-  test('state is saved right after the assignment answers, before the first details request', async () => {
+  test('state is saved right after the assignment answers, before the buildx create and the first details request', async () => {
     const h = harness();
     h.api
       .onAssign('amd', assigned('b1', 'b2'))
       .onDetails('b1', readyDetails('10.0.0.1:1'))
       .onDetails('b2', readyDetails('10.0.0.2:1'));
     await h.provision();
-    expect(h.events.slice(0, 4)).toEqual(['save:builder:[]', 'assign:amd', 'save:builder:[b1,b2]', 'details:b1']);
-    // buildxCreated is saved right after the first node, before the next docker call.
-    expect(h.events.slice(-4)).toEqual(['docker:create', 'save:builder:[b1,b2]', 'docker:create', 'docker:inspect']);
+    // The buildx builder's create starts before the first details request.
+    expect(h.events.slice(0, 5)).toEqual([
+      'save:builder:[]',
+      'assign:amd',
+      'save:builder:[b1,b2]',
+      'docker:create',
+      'details:b1'
+    ]);
+    // buildxCreated is saved once that create ended, before the next docker call (the nodes need none).
+    expect(h.events.filter(e => !e.startsWith('details:'))).toEqual([
+      'save:builder:[]',
+      'assign:amd',
+      'save:builder:[b1,b2]',
+      'docker:create',
+      'save:builder:[b1,b2]',
+      'docker:inspect'
+    ]);
     expect(h.store.saves.map(v => (JSON.parse(v) as BuilderState).buildxCreated)).toEqual([false, false, true]);
   });
 
@@ -310,12 +401,19 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     expect(e.message).toBe('Builder b2 was not ready in time: details lack host, ca, client_cert, client_key');
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2', 'b3']);
     expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2', 'b3']);
-    // b1 and b3 became nodes when their details were complete; the buildx builder goes with the teardown.
-    expect(h.exec.argvs.map(a => a.filter(x => ['create', '--append', 'b1', 'b3', 'rm', 'rb'].includes(x)))).toEqual([
-      ['create', 'rb', 'b1'],
-      ['create', 'rb', '--append', 'b3'],
+    // b1 and b3 became nodes of the builder made after the assignment when their details were complete; the
+    // buildx builder goes with the teardown.
+    expect(h.exec.argvs.map(a => [subcommand(a), a.at(-1)])).toEqual([
+      ['create', 'tcp://127.0.0.1:1'],
       ['rm', 'rb']
     ]);
+    expect(h.logger.messages('info')).toEqual(
+      expect.arrayContaining([
+        'Set node b1 of buildx builder "rb" to tcp://10.0.0.1:1',
+        'Added node b3 to buildx builder "rb"'
+      ])
+    );
+    expect(existsSync(join(root, 'buildx', 'instances', 'rb'))).toBe(false);
   });
 
   test('several builders share one progress line every 10 s while they wait, not one line each', async () => {
@@ -361,12 +459,20 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
     expect(h.api.tornDown).toEqual(['b1']);
     expect(h.state()).toMatchObject({builderIds: ['b1'], tornDownIds: ['b1'], buildxCreated: false});
-    // Nothing was created, so nothing is removed.
-    expect(h.exec.argvs.map(subcommand)).toEqual(['create']);
+    // The early create's failure alone failed nothing: the ready builder's own create did. Nothing was
+    // created, so nothing is removed.
+    expect(h.exec.argvs.map(a => [subcommand(a), a.at(-1)])).toEqual([
+      ['create', 'tcp://127.0.0.1:1'],
+      ['create', 'tcp://10.0.0.1:1']
+    ]);
+    expect(h.logger.messages('debug')).toContain(
+      'BuildxRecord: creating the builder before any was ready failed (Failed to create buildx builder "rb" (node b1): ERROR: invalid driver opt); the first node creates it'
+    );
   });
 
+  // --append runs only when buildx's record is not ours to write (here: none where we look).
   test('buildx create --append failing → teardown, no fallback to the next profile', async () => {
-    const h = harness();
+    const h = harness({}, {buildxStore: false});
     h.api
       .onAssign('amd', assigned('b1', 'b2'))
       .onAssign('arm', assigned('b9'))
@@ -387,7 +493,7 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
   });
 
   test('buildx create --append failing → the builder created by the first node is removed, all torn down', async () => {
-    const h = harness();
+    const h = harness({}, {buildxStore: false});
     h.api
       .onAssign('amd', assigned('b1', 'b2'))
       .onDetails('b1', readyDetails('10.0.0.1:1'))
@@ -395,7 +501,14 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     h.handle(c => (c.args.includes('--append') ? {exitCode: 1, stderr: 'ERROR: failed to append\n'} : {}));
     const e = await failure(h.provision());
     expect(e.message).toBe('Failed to append node b2 to buildx builder "rb": ERROR: failed to append');
-    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'create', 'rm']);
+    // The placeholder's builder, removed and created anew by b1 (no record to write), b2's append, the rm.
+    expect(h.exec.argvs.map(a => [subcommand(a), a.at(-1)])).toEqual([
+      ['create', 'tcp://127.0.0.1:1'],
+      ['rm', 'rb'],
+      ['create', 'tcp://10.0.0.1:1'],
+      ['create', 'tcp://10.0.0.2:1'],
+      ['rm', 'rb']
+    ]);
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
     expect(h.state()).toMatchObject({tornDownIds: ['b1', 'b2'], buildxCreated: false});
   });
@@ -438,17 +551,22 @@ describe('BuilderLifecycle.provision: failures tear everything down', () => {
     expect(e.message).toMatch(
       /^Failed to bootstrap buildx builder "rb": node b2 \(tcp:\/\/10\.0\.0\.2:1\) is inactive \(its boot printed: ERROR: context deadline exceeded\)\. No build is started while a node is down/
     );
-    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'create', 'inspect', 'rm']);
+    expect(h.exec.argvs.map(subcommand)).toEqual(['create', 'inspect', 'rm']);
     expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
     expect(h.state()).toMatchObject({tornDownIds: ['b1', 'b2'], buildxCreated: false});
   });
 
   test('a failed buildx rm after a failure only warns and leaves buildxCreated for post', async () => {
-    const h = harness();
+    // No record of buildx where we look (Buildx.rm cannot delete one instead): the placeholder's builder is
+    // removed for b1's create, then the teardown's rm fails.
+    const h = harness({}, {buildxStore: false});
     h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
-    h.handle(c =>
-      subcommand(c.args) === 'create' ? {} : {exitCode: 1, stderr: `ERROR: ${subcommand(c.args)} failed\n`}
-    );
+    let rms = 0;
+    h.handle(c => {
+      const sub = subcommand(c.args);
+      if (sub === 'create' || (sub === 'rm' && ++rms === 1)) return {};
+      return {exitCode: 1, stderr: `ERROR: ${sub} failed\n`};
+    });
     const e = await failure(h.provision());
     expect(e.message).toBe('Failed to bootstrap buildx builder "rb": ERROR: inspect failed');
     expect(h.logger.messages('warning')).toContain('Failed to remove buildx builder "rb": ERROR: rm failed');
@@ -588,7 +706,16 @@ describe('BuilderLifecycle.provision: profile fallback', () => {
       profile: 'arm',
       buildxCreated: true
     });
-    expect(h.exec.argvs[0]).toContain('b2');
+    // Each profile's assignment made the buildx builder; b1 never ready, its builder went with its teardown.
+    expect(
+      h.exec.argvs.map(a => [subcommand(a), a.includes('--node') ? a[a.indexOf('--node') + 1] : '', a.at(-1)])
+    ).toEqual([
+      ['create', 'b1', 'tcp://127.0.0.1:1'],
+      ['rm', '', 'rb'],
+      ['create', 'b2', 'tcp://127.0.0.1:1'],
+      ['inspect', '', 'rb']
+    ]);
+    expect(storedNodes().map(n => n.slice(0, 2))).toEqual([['b2', 'tcp://10.0.0.2:1']]);
   });
 
   test('every profile failing → one error naming each', async () => {
@@ -723,11 +850,13 @@ describe('BuilderLifecycle.provision: cancellation', () => {
     expect(e.message).toBe('Cancelled by SIGINT while waiting for builders to be ready; torn down: b1, b2');
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
     expect(h.api.assignCalls.map(c => c.profile)).toEqual(['amd']);
-    // b2 became a node when its details were complete; the buildx builder goes with the teardown.
-    expect(h.exec.argvs.map(a => a.filter(x => ['create', '--append', 'b2', 'rm', 'rb'].includes(x)))).toEqual([
-      ['create', 'rb', 'b2'],
+    // b2 became the node of the builder made after the assignment when its details were complete; the buildx
+    // builder goes with the teardown.
+    expect(h.exec.argvs.map(a => [subcommand(a), a.at(-1)])).toEqual([
+      ['create', 'tcp://127.0.0.1:1'],
       ['rm', 'rb']
     ]);
+    expect(h.logger.messages('info')).toContain('Set node b2 of buildx builder "rb" to tcp://10.0.0.2:1');
     expect([...h.state().tornDownIds].sort()).toEqual(['b1', 'b2']);
   });
 
@@ -828,6 +957,84 @@ describe('BuilderLifecycle.release: client keys', () => {
   });
 });
 
+describe('BuilderLifecycle: the buildx builder made right after the assignment', () => {
+  const PLACEHOLDER = 'tcp://127.0.0.1:1';
+  const record = (): string => join(root, 'buildx', 'instances', 'rb');
+  /** [subcommand, last argument] of each docker call. */
+  const calls = (h: ReturnType<typeof harness>): string[][] => h.exec.argvs.map(a => [subcommand(a), a.at(-1) ?? '']);
+
+  test('success, then release: the builder made early holds the ready node and goes with the teardown', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    await h.provision();
+    expect(storedNodes().map(n => n.slice(0, 2))).toEqual([['b1', 'tcp://10.0.0.1:1']]);
+    await h.lifecycle.release();
+    expect(calls(h)).toEqual([
+      ['create', PLACEHOLDER],
+      ['inspect', 'rb'],
+      ['rm', 'rb']
+    ]);
+    expect(existsSync(record())).toBe(false);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+
+  test('its create failing fails nothing: the first ready builder creates the builder, as without it', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', readyDetails('10.0.0.1:1'));
+    h.handle(c => (c.args.at(-1) === PLACEHOLDER ? {exitCode: 1, stderr: 'ERROR: no space left on device\n'} : {}));
+    const res = await h.provision();
+    expect(res.buildxCreated).toBe(true);
+    expect(storedNodes().map(n => n.slice(0, 2))).toEqual([['b1', 'tcp://10.0.0.1:1']]);
+    expect(h.logger.messages('debug')).toContain(
+      'BuildxRecord: creating the builder before any was ready failed (Failed to create buildx builder "rb" (node b1): ERROR: no space left on device); the first node creates it'
+    );
+    expect(h.logger.messages('warning')).toEqual([]);
+    await h.lifecycle.release();
+    expect(calls(h)).toEqual([
+      ['create', PLACEHOLDER],
+      ['create', 'tcp://10.0.0.1:1'],
+      ['inspect', 'rb'],
+      ['rm', 'rb']
+    ]);
+    expect(existsSync(record())).toBe(false);
+  });
+
+  test('cancelled while its create runs, killed after buildx saved the builder: the teardown removes it', async () => {
+    const h = harness();
+    const controller = new AbortController();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', pendingDetails());
+    // buildx wrote the builder's record, then the command was killed (its `--use` not done).
+    const buildxSaves = keepingBuildxStore(join(root, 'buildx'), () => ({}));
+    h.handle(async c => {
+      if (subcommand(c.args) !== 'create') return {};
+      await buildxSaves(c);
+      controller.abort(new CancelledError('Cancelled by SIGINT'));
+      return {exitCode: 128, killed: 'aborted'};
+    });
+    const e = await failure(h.provision({signal: controller.signal}));
+    expect(e).toBeInstanceOf(CancelledError);
+    expect(calls(h)).toEqual([
+      ['create', PLACEHOLDER],
+      ['rm', 'rb']
+    ]);
+    expect(existsSync(record())).toBe(false);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+
+  test('timed out with no builder ever ready: the teardown removes it', async () => {
+    const h = harness();
+    h.api.onAssign('amd', assigned('b1')).onDetails('b1', pendingDetails());
+    const e = await failure(h.provision({timeoutMs: 1000}));
+    expect(e).toBeInstanceOf(BuilderTimeoutError);
+    expect(calls(h)).toEqual([
+      ['create', PLACEHOLDER],
+      ['rm', 'rb']
+    ]);
+    expect(existsSync(record())).toBe(false);
+    expect(h.state()).toMatchObject({tornDownIds: ['b1'], buildxCreated: false});
+  });
+});
+
 describe('nodeName', () => {
   // prettier-ignore
   test.each<[number, string, number, string]>([
@@ -852,7 +1059,7 @@ describe('BuilderLifecycle.provision: each builder is set up the moment it is re
   const calls = (h: ReturnType<typeof harness>): string[][] =>
     h.exec.argvs.map(a => [subcommand(a), a.includes('--append') ? 'append' : '', a[a.indexOf('--node') + 1] ?? '']);
 
-  test('the builder ready first creates the buildx builder while the other is still starting; it appends once ready', async () => {
+  test('the builder ready first takes the placeholder node while the other is still starting; the other joins once ready', async () => {
     const clock = new ManualClock();
     const h = harness({clock});
     h.api
@@ -860,17 +1067,21 @@ describe('BuilderLifecycle.provision: each builder is set up the moment it is re
       .onDetails('b1', pendingDetails(), readyDetails('10.0.0.1:1'))
       .onDetails('b2', readyDetails('10.0.0.2:1'));
     const run = h.provision();
-    // No time passes: b1 is still starting when b2 becomes a node, and the state says the builder exists.
-    await until(() => h.exec.calls.length === 1);
-    expect(calls(h)).toEqual([['create', '', 'b2']]);
+    // No time passes: b1 is still starting when b2 becomes the builder's node (named after index 0 until then).
+    await until(() => h.logger.messages('info').includes('Set node b2 of buildx builder "rb" to tcp://10.0.0.2:1'));
+    expect(calls(h)).toEqual([['create', '', 'b1']]);
+    expect(storedNodes().map(n => n.slice(0, 2))).toEqual([['b2', 'tcp://10.0.0.2:1']]);
     expect(h.api.detailsCount('b1')).toBe(1);
     expect(h.state().buildxCreated).toBe(true);
     await clock.advance(schedule.intervalMs);
     const res = await run;
     expect(calls(h)).toEqual([
-      ['create', '', 'b2'],
-      ['create', 'append', 'b1'],
+      ['create', '', 'b1'],
       ['inspect', '', 'buildx']
+    ]);
+    expect(storedNodes().map(n => n.slice(0, 2))).toEqual([
+      ['b2', 'tcp://10.0.0.2:1'],
+      ['b1', 'tcp://10.0.0.1:1']
     ]);
     // Node names and the nodes' order follow the assignment, whatever order they became ready in.
     expect(res.nodes.map(n => [n.name, n.builderId])).toEqual([
@@ -892,7 +1103,11 @@ describe('BuilderLifecycle.provision: each builder is set up the moment it is re
     expect(e.message).toBe('Failed to create buildx builder "rb" (node b2): ERROR: invalid driver opt');
     expect(h.api.detailsCount('b1')).toBe(1);
     expect([...h.api.tornDown].sort()).toEqual(['b1', 'b2']);
-    expect(calls(h)).toEqual([['create', '', 'b2']]);
+    // The early create (its node named after index 0) failed too, which alone failed nothing.
+    expect(calls(h)).toEqual([
+      ['create', '', 'b1'],
+      ['create', '', 'b2']
+    ]);
   });
 
   test('a builder failing while a node is being created: the create ends before the teardown, then the buildx builder is removed', async () => {

@@ -256,6 +256,28 @@ describe('BuildxSetup', () => {
       ]);
     });
 
+    test("prepare()'s create failing is no failure of the setup: the first added creates the builder", async () => {
+      const exec = new FakeExec(c =>
+        c.args.at(-1) === 'tcp://127.0.0.1:1' ? {exitCode: 1, stderr: 'ERROR: bad\n'} : {}
+      );
+      const {setup: s, created, logger} = setup(exec, {}, {BUILDX_CONFIG: config});
+      s.prepare();
+      s.add(ready('b1', '10.0.0.2:1'), 1);
+      s.add(ready('b0', '10.0.0.1:1'), 0);
+      await s.nodes();
+      expect(s.failed.aborted).toBe(false);
+      expect(exec.argvs.map(a => [a.includes('--append') ? 'append' : subcommand(a), a.at(-1)])).toEqual([
+        ['create', 'tcp://127.0.0.1:1'],
+        ['create', 'tcp://10.0.0.2:1'],
+        ['append', 'tcp://10.0.0.1:1']
+      ]);
+      // onCreated once, for the builder that exists: after b1's create (the second call).
+      expect(created).toEqual([2]);
+      expect(logger.messages('debug')).toContain(
+        'BuildxRecord: creating the builder before any was ready failed (Failed to create buildx builder "rb" (node n0): ERROR: bad); the first node creates it'
+      );
+    });
+
     test('a record that is not what we expect → `create --append` for that node and every later one', async () => {
       const exec = new FakeExec(async c => {
         if (subcommand(c.args) === 'create' && !c.args.includes('--append')) {

@@ -1,7 +1,10 @@
+import {existsSync} from 'node:fs';
+import {join} from 'node:path';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
 import type {Buildx} from '../buildx/buildx.js';
 import {appendNodesToStore, type StoreNode} from '../buildx/buildx-store.js';
 import {builderCertPaths} from '../certs/cert-store.js';
+import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
 import {CancelledError} from './cancelled-error.js';
 import {deferred, type Deferred} from './deferred.js';
@@ -61,8 +64,8 @@ export class BuildxRecord {
   /** Settles with the first node's `buildx create` (or with the node replacing prepare()'s placeholder). */
   readonly #created = deferred();
   #creatorChosen = false;
-  /** prepare()'s builder with its placeholder node, until the first node added replaces it. */
-  #prepared: {node: ProvisionedNode; made: Promise<void>} | undefined;
+  /** prepare()'s builder with its placeholder node (made: whether it exists), until the first node replaces it. */
+  #prepared: {node: ProvisionedNode; made: Promise<boolean>} | undefined;
 
   constructor(opts: BuildxRecordOpts) {
     this.#opts = opts;
@@ -72,7 +75,9 @@ export class BuildxRecord {
   /**
    * Creates the builder before any node is known, with a placeholder node that the first node added replaces
    * in one direct write (no process left for after its details): only while buildx keeps a store (its
-   * `instances` folder) we may write; else (undefined) the first node's create runs as before.
+   * `instances` folder) we may write; else the builder is removed and created anew for that node. Never
+   * rejects: when this create fails, the first node creates the builder as without it (undefined: nothing
+   * started, e.g. a node was added already).
    */
   prepare(): Promise<void> | undefined {
     const o = this.#opts;
@@ -86,10 +91,31 @@ export class BuildxRecord {
       platforms: [],
       certs: builderCertPaths(o.certDir, name)
     };
-    const made = this.#create(node, false);
-    made.catch((e: unknown) => this.#created.reject(e));
+    const made = this.#create(node, false).then(
+      () => true,
+      (e: unknown) => this.#madeAnyway(e)
+    );
     this.#prepared = {node, made};
-    return made;
+    return made.then(() => undefined);
+  }
+
+  /**
+   * prepare()'s create failed or was stopped: whether buildx holds the builder all the same (a create killed
+   * after its write, or whose `--use` failed), told to onCreated so that the teardown removes it.
+   */
+  #madeAnyway(e: unknown): boolean {
+    const o = this.#opts;
+    const kept = existsSync(join(o.buildx.configDir(), 'instances', o.builderName.toLowerCase()));
+    const next = kept ? 'its record is there: the first node takes its place' : 'the first node creates it';
+    o.logger.debug(`BuildxRecord: creating the builder before any was ready failed (${errorMessage(e)}); ${next}`);
+    if (!kept) return false;
+    try {
+      o.onCreated();
+    } catch (saveError) {
+      // The state in memory says so already; its next save reports a state that cannot be written.
+      o.logger.debug(`BuildxRecord: ${errorMessage(saveError)}`);
+    }
+    return true;
   }
 
   /** Adds `node`: decides synchronously whether it creates the builder, replaces the placeholder or joins. */
@@ -104,12 +130,13 @@ export class BuildxRecord {
 
   /**
    * The first builder added takes the place of prepare()'s placeholder node, in one direct write of the
-   * record; when that record is not ours to write after all, the builder is removed and created anew.
+   * record; when that record is not ours to write after all, the builder is removed and created anew; when
+   * prepare() made none, this node creates it.
    */
-  async #replace(prepared: {node: ProvisionedNode; made: Promise<void>}, node: ProvisionedNode): Promise<void> {
+  async #replace(prepared: {node: ProvisionedNode; made: Promise<boolean>}, node: ProvisionedNode): Promise<void> {
     const o = this.#opts;
+    if (!(await prepared.made)) return this.#addNode(node, true);
     try {
-      await prepared.made;
       if (this.#opts.halted()) return;
       if (o.signal?.aborted) throw new CancelledError(PHASE);
       const result = (o.appendNodes ?? appendNodesToStore)({

@@ -59,11 +59,14 @@ export class BuildxSetup {
     return this.#failed.signal;
   }
 
-  /** Creates the buildx builder before any builder is ready, when it can (BuildxRecord.prepare). */
+  /**
+   * Creates the buildx builder before any builder is ready (BuildxRecord.prepare). Its failure is no failure
+   * of the setup: the first node then creates the builder. halt() and nodes() wait for it.
+   */
   prepare(): void {
     if (!this.#opts.setupBuildx || this.#halted) return;
     const made = this.#record.prepare();
-    if (made) this.#track(made);
+    if (made) this.#work.push(made);
   }
 
   /**

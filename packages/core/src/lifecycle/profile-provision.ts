@@ -62,9 +62,10 @@ export interface ProfileProvisionEnv {
 }
 
 /**
- * One profile to ready builders: assign (assignment.ts) → every builder ready, each made a buildx node the
- * moment it is (all-ready.ts, buildx-setup.ts) → certificates and the buildx builder, inspected. The ids go
- * into `state` (saved) the moment the assignment answers; the caller tears down on failure.
+ * One profile to ready builders: assign (assignment.ts) → the buildx builder made with a placeholder node →
+ * every builder ready, each made a buildx node the moment it is (all-ready.ts, buildx-setup.ts) →
+ * certificates and the buildx builder, inspected. The ids go into `state` (saved) the moment the assignment
+ * answers; the caller tears down on failure.
  */
 export async function provisionProfile(
   profile: string,
@@ -120,6 +121,8 @@ export async function provisionProfile(
     buildkitInfo: env.buildkitInfo
   });
   try {
+    // The buildx builder is made while the builders boot, so the first ready one only takes its node's place.
+    setup.prepare();
     env.events?.phase?.('readiness');
     const ready = await env.logger.group(`Waiting for ${count(ids.length, 'builder')} to be ready`, async () => {
       const waiting = waitForAllReady(ids, {

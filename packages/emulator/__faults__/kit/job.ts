@@ -120,9 +120,8 @@ export async function runJob(opts: JobOpts): Promise<JobResult> {
   const env: Record<string, string> = {
     PATH: `${FAKE_DOCKER_BIN}:${process.env['PATH'] ?? ''}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
-    DOCKER_CONFIG: join(work, 'docker-config'),
     // The fake docker keeps builders in buildx's own records there, as buildx does (the config dir is the job's).
-    FAKE_DOCKER_BUILDX_STORE: '1',
+    DOCKER_CONFIG: join(work, 'docker-config'),
     ...FAULT_BUDGETS,
     ...opts.env
   };

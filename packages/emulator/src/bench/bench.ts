@@ -67,9 +67,8 @@ async function configureJob(
   const env = {
     PATH: `${FAKE_DOCKER}:${process.env['PATH'] ?? ''}`,
     FAKE_DOCKER_DIR: join(work, 'docker'),
-    // Builders in buildx's own records under the job's own DOCKER_CONFIG, as buildx keeps them.
+    // The fake docker keeps its builders in buildx's own records under the job's own DOCKER_CONFIG.
     DOCKER_CONFIG: join(work, 'docker-config'),
-    FAKE_DOCKER_BUILDX_STORE: '1',
     ...opts.env
   };
   let readyLineAt: number | undefined;

@@ -179,9 +179,8 @@ export async function peerRows(opts: PeerBenchOpts): Promise<Row[]> {
         HOME: join(work, 'home'),
         DOCKER_CONFIG: dockerConfig,
         FAKE_DOCKER_BUILDX: 'plugin',
+        // The fake docker keeps its builders in buildx's own records under the job's DOCKER_CONFIG.
         FAKE_DOCKER_DIR: join(work, 'docker'),
-        // Builders in buildx's own records under the job's DOCKER_CONFIG, as buildx keeps them.
-        FAKE_DOCKER_BUILDX_STORE: '1',
         NODE_EXTRA_CA_CERTS: ca,
         ...peer.env(emu.url)
       };

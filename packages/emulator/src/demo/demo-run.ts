@@ -288,9 +288,8 @@ class DemoJobs {
     const env: Record<string, string> = {DOCKER_CONFIG: join(dir, 'docker-config')};
     if (!this.opts.docker.real) {
       env['PATH'] = `${join(this.opts.root, 'packages', 'emulator', 'fake-docker')}:${process.env['PATH'] ?? ''}`;
+      // Its builders go in buildx's own records under the job's private DOCKER_CONFIG, as buildx keeps them.
       env['FAKE_DOCKER_DIR'] = join(dir, 'fake-docker');
-      // Builders in buildx's own records under the job's private DOCKER_CONFIG, as buildx keeps them.
-      env['FAKE_DOCKER_BUILDX_STORE'] = '1';
     }
     return {name, dir, workspace, env};
   }

@@ -243,6 +243,8 @@ async function jobCommand(args: string[]): Promise<number> {
   if (fakeDocker) {
     env.PATH = `${path.join(REPO_ROOT, 'packages', 'emulator', 'fake-docker')}${path.delimiter}${env.PATH ?? io.env.PATH ?? ''}`;
     env.FAKE_DOCKER_DIR ??= path.join(workDir, 'fake-docker');
+    // The fake keeps its builders where buildx does, under DOCKER_CONFIG: the job's own, not ~/.docker.
+    env.DOCKER_CONFIG ??= path.join(workDir, 'docker-config');
   }
   const runJob = async (emu: Emulator | undefined): Promise<number> => {
     if (emu) {

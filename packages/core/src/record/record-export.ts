@@ -141,6 +141,7 @@ export async function exportRecord(opts: RecordExportOpts): Promise<RecordExport
       });
       directLimit.dispose();
       if (direct.done) {
+        // Every node's record was read: the one-node lines of an older buildx do not apply.
         warnings.splice(0, warnings.length, ...direct.warnings);
         const {sizeBytes, refs: found, entries: built, bundle} = direct;
         return done({filePath, fileName, sizeBytes, refs: found, entries: built, bundle});
@@ -209,10 +210,11 @@ async function exportDirect(
     settle: () => Promise<void>;
   }
 ): Promise<DirectResult> {
-  // Loaded when a step exports (its tar and protobuf code is no part of the step's start).
-  const {exportRecordsGrpc, NoRecordError} = await import('./grpc-record-export.js');
+  let grpc: typeof import('./grpc-record-export.js') | undefined;
   try {
-    const res = await (opts.direct ?? exportRecordsGrpc)({
+    // Loaded when a step exports (its tar and protobuf code is no part of the step's start).
+    grpc = await import('./grpc-record-export.js');
+    const res = await (opts.direct ?? grpc.exportRecordsGrpc)({
       builder: opts.builder,
       nodes: opts.nodes,
       refs: opts.refs.map(r => r.ref),
@@ -237,7 +239,7 @@ async function exportDirect(
       )
     };
   } catch (e) {
-    return {done: false, why: errorMessage(e), noRecord: e instanceof NoRecordError};
+    return {done: false, why: errorMessage(e), noRecord: grpc !== undefined && e instanceof grpc.NoRecordError};
   }
 }
 

@@ -2,6 +2,7 @@ import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
+import {builderRecordPath} from './buildx-store.js';
 
 /** A builder name buildx accepts (store.ValidateName); nothing else is ever a path in its store. */
 export const BUILDX_NAME = /^[a-zA-Z][a-zA-Z0-9._-]*$/;
@@ -29,7 +30,7 @@ export function forgetBuilder(dir: string, name: string, logger: Logger): boolea
       logger.debug(`Buildx.forget: cannot remove ${path}: ${errorMessage(e)}`);
     }
   };
-  remove(join(dir, 'instances', key));
+  remove(builderRecordPath(dir, name));
   remove(join(dir, 'activity', key));
   const groups = join(dir, 'refs', '__group__');
   for (const group of entries(groups)) {

@@ -78,11 +78,16 @@ interface StoreRecord {
  * builder. Like buildx's Save, it then sets the builder's last activity (`activity/<name>`, what `buildx ls`
  * shows); that file failing to be written changes nothing else.
  */
+/** Where buildx keeps builder `name`'s record: under its lower-cased name (store.ValidateName, every version). */
+export function builderRecordPath(configDir: string, name: string): string {
+  return join(configDir, 'instances', name.toLowerCase());
+}
+
 export function appendNodesToStore(opts: AppendNodesToStoreOpts): StoreAppend {
   const {configDir, builder, existing, nodes} = opts;
   if (!NAME.test(builder)) return refused(`"${builder}" is not a buildx builder name`);
   if (nodes.length === 0) return refused('no node to add');
-  const path = join(configDir, 'instances', builder.toLowerCase());
+  const path = builderRecordPath(configDir, builder);
   let expected: StoreRecord;
   let next: StoreRecord;
   try {

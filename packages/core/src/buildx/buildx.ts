@@ -14,6 +14,7 @@ import type {Logger} from '../logger.js';
 import {nullLogger} from '../logger.js';
 import {BuildxError} from './buildx-error.js';
 import {BUILDX_NAME, forgetBuilder} from './buildx-forget.js';
+import {builderRecordPath} from './buildx-store.js';
 import {findBuildxPlugin, PLUGIN_MODE_ENV, runPluginVersion} from './buildx-plugin.js';
 import {takeEarlyBuildxVersion, VERSION_TIMEOUT_MS} from './early-version.js';
 import {BuildxUnavailableError} from './buildx-unavailable.js';
@@ -175,7 +176,7 @@ export class Buildx {
     const cause = res.stderr.split(/\r?\n/).find(l => l.startsWith(`failed to remove ${name}: `));
     const why = timedOut ? `no answer within ${runOpts.timeoutMs} ms` : (cause?.trim() ?? lastLine(res));
     if (res.killed === undefined && BUILDX_NAME.test(name)) {
-      const record = join(this.configDir(), 'instances', name.toLowerCase());
+      const record = builderRecordPath(this.configDir(), name);
       const kept = existsSync(record);
       this.forget(name);
       if (kept && !existsSync(record)) {

@@ -1,8 +1,7 @@
 import {existsSync} from 'node:fs';
-import {join} from 'node:path';
 import type {NodeCertPaths} from '../buildx/buildx-args.js';
 import type {Buildx} from '../buildx/buildx.js';
-import {appendNodesToStore, type StoreNode} from '../buildx/buildx-store.js';
+import {appendNodesToStore, builderRecordPath, type StoreNode} from '../buildx/buildx-store.js';
 import {builderCertPaths} from '../certs/cert-store.js';
 import {errorMessage} from '../errors.js';
 import type {Logger} from '../logger.js';
@@ -105,7 +104,7 @@ export class BuildxRecord {
    */
   #madeAnyway(e: unknown): boolean {
     const o = this.#opts;
-    const kept = existsSync(join(o.buildx.configDir(), 'instances', o.builderName.toLowerCase()));
+    const kept = existsSync(builderRecordPath(o.buildx.configDir(), o.builderName));
     const next = kept ? 'its record is there: the first node takes its place' : 'the first node creates it';
     o.logger.debug(`BuildxRecord: creating the builder before any was ready failed (${errorMessage(e)}); ${next}`);
     if (!kept) return false;

@@ -842,10 +842,20 @@ async function exportRecordsGrpc(opts) {
     const open = opts.open ?? openNodeSession;
     const sessions = [];
     try {
-        const histories = await Promise.all(opts.nodes.map(async (node) => {
-            const session = await open(node);
-            sessions.push(session);
-            return { node, history: new BuildkitHistory({ session, signal: opts.signal }) };
+        // Every session opened is closed below, also when another one failed to open.
+        const opened = await Promise.allSettled(opts.nodes.map(node => open(node)));
+        for (const o of opened)
+            if (o.status === 'fulfilled')
+                sessions.push(o.value);
+        const failed = opened.find(o => o.status === 'rejected');
+        if (failed)
+            throw failed.reason;
+        const histories = opts.nodes.map((node, i) => ({
+            node,
+            history: new BuildkitHistory({
+                session: opened[i].value,
+                signal: opts.signal
+            })
         }));
         const query = async (ref) => (await Promise.all(histories.map(async (h) => (await h.history.records(ref)).map(record => ({ ...h, record }))))).flat();
         let found = await Promise.all(opts.refs.map(query));
@@ -864,9 +874,8 @@ async function exportRecordsGrpc(opts) {
         if (ordered.length === 0)
             throw new NoRecordError(`no record found for ${refList(opts.refs)}`);
         const blobs = new Map();
-        const records = [];
-        for (const r of ordered)
-            records.push(await recordManifest(r, opts, blobs));
+        // The records' blobs are read at once (Promise.all keeps their order).
+        const records = await Promise.all(ordered.map(r => recordManifest(r, opts, blobs)));
         return {
             bundle: { blobs, records },
             records: ordered.map(r => ({ ref: r.record.ref, node: r.node.name })),
@@ -888,18 +897,43 @@ async function recordManifest(r, opts, blobs) {
         visited.add(d.digest);
         return true;
     };
+    // Every blob is asked for at once, the trace with the others; the config names the sanitised trace, so it is
+    // written once that has come.
+    const rawTrace = fresh(record.trace) ? history.blob(record.trace) : undefined;
     const layers = [];
     const reads = [];
     const add = (d, layer = ociDescriptor(d)) => {
         layers.push(layer);
         reads.push(history.blob(d).then(data => void blobs.set(d.digest, data)));
     };
+    if (fresh(record.logs))
+        add(record.logs);
+    const results = (res) => {
+        if (!res)
+            return;
+        for (const a of res.attestations)
+            if (fresh(a))
+                add(a);
+        for (const [, d] of byKey(res.results)) {
+            if (!fresh(d))
+                continue;
+            const annotations = [...d.annotations, [REF_DESCRIPTOR_MEDIA_TYPE, d.mediaType]];
+            add(d, { mediaType: 'application/json', digest: d.digest, size: d.size, annotations });
+        }
+    };
+    results(record.result);
+    if (fresh(record.externalError))
+        add(record.externalError);
+    for (const [, res] of byKey(record.results))
+        results(res);
+    const [traceData] = await Promise.all([rawTrace, Promise.all(reads)]);
     let traced = record;
-    if (fresh(record.trace)) {
-        const trace = sanitizeTrace(await history.blob(record.trace));
+    if (traceData !== undefined && record.trace) {
+        const trace = sanitizeTrace(traceData);
         const digest = (0,record_bundle.sha256)(trace);
         blobs.set(digest, trace);
-        layers.push({ mediaType: record.trace.mediaType, digest, size: BigInt(trace.length) });
+        // buildx lists the trace first.
+        layers.unshift({ mediaType: record.trace.mediaType, digest, size: BigInt(trace.length) });
         traced = { ...record, trace: { ...record.trace, digest, size: BigInt(trace.length) } };
     }
     const state = localState(opts.configDir, opts.builder, node.name, record.ref);
@@ -910,27 +944,6 @@ async function recordManifest(r, opts, blobs) {
     }), '  '));
     const configDigest = (0,record_bundle.sha256)(config);
     blobs.set(configDigest, config);
-    if (fresh(record.logs))
-        add(record.logs);
-    const results = (res) => {
-        if (!res)
-            return;
-        for (const a of res.attestations)
-            if (fresh(a))
-                add(a);
-        for (const [, d] of [...res.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-            if (!fresh(d))
-                continue;
-            const annotations = [...d.annotations, [REF_DESCRIPTOR_MEDIA_TYPE, d.mediaType]];
-            add(d, { mediaType: 'application/json', digest: d.digest, size: d.size, annotations });
-        }
-    };
-    results(record.result);
-    if (fresh(record.externalError))
-        add(record.externalError);
-    for (const [, res] of [...record.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        results(res);
-    await Promise.all(reads);
     const manifest = Buffer.from(goJson(new Map([
         ['schemaVersion', 2],
         ['mediaType', record_bundle.MANIFEST_MEDIA_TYPE],
@@ -991,6 +1004,10 @@ function localState(configDir, builder, node, ref) {
     if (!g)
         return { state };
     return { state, group: { Targets: list(g.Targets), Refs: list(g.Refs) ?? null } };
+}
+/** Map entries in key order (Go ranges over a map in random order; sorted, a file is the same each time). */
+function byKey(entries) {
+    return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 function compareTime(a, b) {
     const t = (r) => r.createdAt ? r.createdAt.seconds * 1000000000n + BigInt(r.createdAt.nanos) : 0n;
